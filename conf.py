@@ -1,0 +1,94 @@
+"""Sphinx configuration of the book; title, author and paths come from [tool.studyguide] in pyproject.toml."""
+
+from studyguide.notebook import MYST_EXTENSIONS
+
+extensions = [
+    "myst_nb",
+    "sphinx_design",
+    "sphinx_copybutton",
+    "sphinx.ext.imgmath",
+    "studyguide.sphinxext",
+]
+language = "zh_CN"
+exclude_patterns = ["_executed", "**/_executed"]
+suppress_warnings: list[str] = []
+
+# MyST and notebook execution: outputs come from the jupyter-cache that `studyguide execute` fills.
+myst_enable_extensions = list(MYST_EXTENSIONS)
+myst_heading_anchors = 0
+nb_execution_mode = "cache"
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_execution_in_temp = True
+nb_execution_timeout = 600
+nb_merge_streams = True
+
+# Math as SVG images in every format: the site works offline and the EPUB shows formulas.
+imgmath_image_format = "svg"
+imgmath_font_size = 14
+imgmath_embed = True
+html_math_renderer = "imgmath"
+
+# Website
+html_theme = "sphinx_book_theme"
+html_static_path = ["_static"]
+html_css_files = ["studyguide.css"]
+html_search_language = "zh"
+html_last_updated_fmt = ""
+html_copy_source = False
+html_show_sourcelink = False
+html_theme_options = {
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "home_page_in_toc": False,
+    "show_navbar_depth": 1,
+    "toc_title": "本页目录",
+    "path_to_docs": "book",
+}
+html_sidebars = {"**": ["navbar-logo.html", "search-button-field.html", "studyguide-downloads.html", "sbt-sidebar-nav.html"]}
+copybutton_prompt_text = r">>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+
+# PDF (xelatex): A4, Noto CJK (SC forms), one \part per tier, Chinese headings.
+latex_engine = "xelatex"
+latex_use_xindy = False
+latex_show_urls = "no"
+latex_toplevel_sectioning = "chapter"
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "10pt",
+    "extraclassoptions": "openany,oneside",
+    "fncychap": "",
+    "babel": "",
+    "polyglossia": "",
+    "fontenc": "",
+    "fontpkg": r"""
+\usepackage[UTF8,heading=true,fontset=none,zihao=false]{ctex}
+\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
+\setCJKsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
+\setCJKmonofont{Noto Sans Mono CJK SC}
+\setmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
+\setsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
+\setmonofont{Noto Sans Mono CJK SC}
+""",
+    "fvset": r"\fvset{fontsize=\small,formatcom=\xeCJKVerbAddon}",
+    "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxoverfull=0, verbatimmaxunderfull=0, hmargin={2.2cm,2.2cm}, vmargin={2.5cm,2.5cm}",
+    "preamble": r"""
+\usepackage{bookmark}
+\ctexset{part/name={第,部分}, chapter/name={第,章}, chapter/number=\arabic{chapter}}
+\setcounter{secnumdepth}{-2}
+\newcommand{\studyguidepart}[1]{\setcounter{secnumdepth}{1}\part{#1}}
+\AtBeginDocument{\renewcommand{\contentsname}{目录}}
+\renewcommand{\sphinxstyleindexlettergroup}[1]{}
+\renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}
+""",
+    "printindex": r"\bookmarksetup{startatroot}\printindex",
+    "makeindex": r"\makeindex",
+}
+latex_additional_files: list[str] = []
+
+# EPUB
+epub_show_urls = "no"
+epub_use_index = True
+epub_tocdepth = 3
+epub_math_renderer = "imgmath"

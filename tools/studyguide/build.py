@@ -1,0 +1,178 @@
+"""Build the website, the EPUB and the PDF with Sphinx; promote outputs only when a build succeeds."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import programs
+from .config import Config
+from .errors import BuildError
+
+FORMATS = ("html", "epub", "pdf")
+_MISSING_RE = re.compile(r"Missing character: There is no (.+?) in font (.+?)!")
+_TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Every path of a project's build, derived from its root and config."""
+
+    root: Path
+    config: Config
+
+    @property
+    def book(self) -> Path:
+        """The MyST sources."""
+        return self.root / self.config.book_dir
+
+    @property
+    def build(self) -> Path:
+        """The build folder."""
+        return self.root / self.config.build_dir
+
+    @property
+    def doctrees(self) -> Path:
+        """Doctrees shared by all three builders (one read serves all)."""
+        return self.build / "doctrees"
+
+    @property
+    def cache(self) -> Path:
+        """The jupyter-cache database."""
+        return self.build / ".jupyter_cache"
+
+    @property
+    def html(self) -> Path:
+        """The website."""
+        return self.build / "html"
+
+    @property
+    def pdf(self) -> Path:
+        """The promoted PDF, under a stable name."""
+        return self.build / f"{self.config.basename}.pdf"
+
+    @property
+    def epub(self) -> Path:
+        """The promoted EPUB, under a stable name."""
+        return self.build / f"{self.config.basename}.epub"
+
+    def outdir(self, builder: str) -> Path:
+        """Sphinx's working output folder for a builder."""
+        return self.build / builder
+
+
+@dataclass
+class BuildReport:
+    """Seconds per stage, and the outputs written."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    outputs: list[str] = field(default_factory=list)
+
+
+def _env(layout: Layout) -> dict[str, str]:
+    """Keep TeX, jieba and IPython side effects inside the build folder."""
+    var = layout.build / "cache-home"
+    var.mkdir(parents=True, exist_ok=True)
+    return {"TEXMFVAR": str(var / "texmf-var"), "TMPDIR": str(var), "IPYTHONDIR": str(layout.build / "ipython")}
+
+
+def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True) -> None:
+    """Run one Sphinx builder in this process, warnings as errors; raise ``BuildError`` on failure."""
+    from sphinx.cmd.build import build_main
+
+    argv = ["-b", builder, "-c", str(Path(__file__).resolve().parents[2]), "-d", str(layout.doctrees), "-W", "--keep-going"]
+    argv += ["-j", str(jobs)] if jobs > 1 else []
+    argv += ["-q"] if quiet else []
+    argv += [str(layout.book), str(layout.outdir(builder))]
+    saved = dict(os.environ)
+    os.environ.update(_env(layout))
+    try:
+        code = build_main(argv)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    if code != 0:
+        raise BuildError(f"{builder}: Sphinx stopped with the warnings or errors above; the last good output was kept")
+
+
+def promote(src: Path, dest: Path, mirror: Path | None = None) -> None:
+    """Replace ``dest`` atomically with ``src``; also copy it to ``mirror`` (the site's downloads)."""
+    for target in filter(None, (dest, mirror)):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, target)
+
+
+def _tex_error(log: Path) -> str:
+    """The first error line of a LaTeX log, with its location."""
+    if not log.is_file():
+        return "no log was written"
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = _TEX_ERROR_RE.match(line)
+        if m:
+            return f"{m.group(1)}:{m.group(2)}: {m.group(3)}" if m.group(1) else m.group(4)
+    return "see the log"
+
+
+def missing_glyphs(log: Path) -> list[str]:
+    """Characters the fonts lacked, as reported by XeTeX ("Missing character" lines)."""
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    return sorted({m.group(1) for m in _MISSING_RE.finditer(text)})
+
+
+def build_pdf(layout: Layout) -> Path:
+    """Sphinx LaTeX, then latexmk with xelatex; the PDF is promoted only if it built without missing glyphs."""
+    programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
+    run_sphinx(layout, "latex")
+    latex = layout.outdir("latex")
+    stem = layout.config.basename
+    cmd = ["latexmk", "-pdfxe", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{stem}.tex"]
+    proc = subprocess.run(cmd, cwd=latex, capture_output=True, text=True, env={**os.environ, **_env(layout)})
+    log = latex / f"{stem}.log"
+    if proc.returncode != 0:
+        for aux in latex.glob(f"{stem}.*"):  # latexmk may otherwise claim "nothing to do" next time
+            if aux.suffix in {".fdb_latexmk", ".aux", ".xdv", ".pdf"}:
+                aux.unlink()
+        raise BuildError(f"PDF: xelatex failed: {_tex_error(log)} (the last good PDF was kept; full log: {log})")
+    glyphs = missing_glyphs(log)
+    if glyphs:
+        raise BuildError(f"PDF: the fonts lack {len(glyphs)} character(s): {' '.join(glyphs)} (write them differently or add a font with fallback; the last good PDF was kept; log: {log})")
+    promote(latex / f"{stem}.pdf", layout.pdf, layout.html / "downloads" / layout.pdf.name)
+    return layout.pdf
+
+
+def build_epub(layout: Layout) -> Path:
+    """Sphinx EPUB; promoted only if Sphinx succeeded."""
+    programs.require("EPUB math", programs.MATH)
+    run_sphinx(layout, "epub")
+    built = layout.outdir("epub") / layout.epub.name
+    if not built.is_file():
+        raise BuildError(f"EPUB: Sphinx wrote no {built}; the last good EPUB was kept")
+    promote(built, layout.epub, layout.html / "downloads" / layout.epub.name)
+    return layout.epub
+
+
+def build_html(layout: Layout, jobs: int = 1) -> Path:
+    """The website."""
+    programs.require("website math", programs.MATH)
+    run_sphinx(layout, "html", jobs)
+    return layout.html / "index.html"
+
+
+def build(layout: Layout, formats: tuple[str, ...] = FORMATS, jobs: int = 1) -> BuildReport:
+    """Build the requested formats in order html, epub, pdf; each is timed."""
+    report = BuildReport()
+    for fmt in FORMATS:
+        if fmt not in formats:
+            continue
+        start = time.monotonic()
+        out = {"html": lambda: build_html(layout, jobs), "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout)}[fmt]()
+        report.seconds[fmt] = round(time.monotonic() - start, 2)
+        report.outputs.append(str(out))
+    return report

@@ -1,0 +1,165 @@
+"""Command line: check, sync, execute, build, status, new, doctor. Only this module exits."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from . import build as build_mod
+from . import execute as execute_mod
+from . import generate, programs, scaffold, status
+from .book import Book, load_book
+from .config import Config, load_config
+from .errors import BuildError, StudyguideError
+
+
+def _book(root: Path, config: Config) -> Book:
+    return load_book(root / config.book_dir, prefix=config.book_dir)
+
+
+def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncReport:
+    book_dir = root / config.book_dir
+    front = tuple(d for d in generate.FRONT_DOCS if (book_dir / f"{d}.md").is_file())
+    return generate.sync(book_dir, generate.plan(book, config, front), check=check)
+
+
+def cmd_check(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Validate every page, and fail when generated files are stale or edited by hand."""
+    book = _book(root, config)
+    report = _sync(root, config, book, check=True)
+    stale = [f"{config.book_dir}/{p}: generated file is stale or was edited by hand (run `make sync`)" for p in report.written]
+    stale += [f"{config.book_dir}/{p}: generated file is no longer produced (run `make sync`)" for p in report.removed]
+    if stale:
+        print("\n".join(stale), file=sys.stderr)
+        return 1
+    print(f"ok: {len(book.questions)} questions, {len(book.topics)} topics, generated files up to date")
+    return 0
+
+
+def cmd_sync(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Regenerate the home, chapter and environment pages (only changed files are written)."""
+    report = _sync(root, config, _book(root, config), check=False)
+    for p in report.written:
+        print(f"wrote   {config.book_dir}/{p}")
+    for p in report.removed:
+        print(f"removed {config.book_dir}/{p}")
+    return 0
+
+
+def _execute(args: argparse.Namespace, root: Path, config: Config, book: Book) -> execute_mod.ExecuteReport:
+    layout = build_mod.Layout(root, config)
+    report = execute_mod.execute(
+        book, layout.book, layout.cache, prefix=config.book_dir, jobs=args.jobs or config.jobs,
+        timeout=config.cell_timeout, retries=config.retries, frozen=args.frozen, force=getattr(args, "force", False),
+    )
+    layout.build.mkdir(parents=True, exist_ok=True)
+    (layout.build / "execute-report.json").write_text(json.dumps(asdict(report), ensure_ascii=False, indent=1) + "\n")
+    print(f"execute: {len(report.executed)} page(s) executed, {report.pages - len(report.executed)} up to date, {report.imported} imported into the cache ({report.seconds:.1f} s)")
+    return report
+
+
+def cmd_execute(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Execute stale pages in parallel and store their outputs in book/_executed/."""
+    book = _book(root, config)
+    _sync(root, config, book, check=False)
+    _execute(args, root, config, book)
+    return 0
+
+
+def cmd_build(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Check, sync, execute what is stale, then build the requested formats."""
+    start = time.monotonic()
+    unknown = sorted(set(args.formats) - set(build_mod.FORMATS))
+    if unknown:
+        raise BuildError(f"build: unknown format(s) {', '.join(unknown)} (choose from {', '.join(build_mod.FORMATS)})")
+    book = _book(root, config)
+    _sync(root, config, book, check=False)
+    _execute(args, root, config, book)
+    layout = build_mod.Layout(root, config)
+    report = build_mod.build(layout, tuple(args.formats or build_mod.FORMATS), jobs=args.sphinx_jobs)
+    for fmt, secs in report.seconds.items():
+        print(f"built {fmt:5s} in {secs:6.1f} s")
+    print(f"outputs: {layout.html / 'index.html'}, {layout.pdf}, {layout.epub} ({time.monotonic() - start:.1f} s in all)")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """List pages whose outputs are stale or came from a CPU; ``--strict`` fails on GPU pages without GPU outputs."""
+    book = _book(root, config)
+    lines, failed = status.report(book, root / config.book_dir, config.book_dir, strict=args.strict)
+    print("\n".join(lines))
+    return 1 if failed else 0
+
+
+def cmd_new(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Create a question page with the full shape and metadata, ready to fill in."""
+    book = _book(root, config)
+    path = scaffold.create(root / config.book_dir, book, args.id, args.tier, args.topic, args.title)
+    print(f"created {path.relative_to(root)}; fill it in, then run `make`")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Report every missing program or font with the command that installs it."""
+    groups = {"PDF": (programs.PDF + programs.MATH, programs.TEX_FILES), "EPUB check": (programs.EPUBCHECK, ()), "PDF checks": (programs.PDF_TOOLS, ())}
+    failed = 0
+    for what, (reqs, tex) in groups.items():
+        try:
+            programs.require(what, reqs, tex)
+            print(f"ok: {what}")
+        except StudyguideError as exc:
+            print(exc, file=sys.stderr)
+            failed = 1
+    return failed
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of ``studyguide``."""
+    p = argparse.ArgumentParser(prog="studyguide", description="Build the PyTorch interview study guide.")
+    p.add_argument("--root", type=Path, default=Path.cwd(), help="project root (holds pyproject.toml and the book folder)")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("check", help=cmd_check.__doc__)
+    sub.add_parser("sync", help=cmd_sync.__doc__)
+    for name, func in (("execute", cmd_execute), ("build", cmd_build)):
+        s = sub.add_parser(name, help=func.__doc__)
+        s.add_argument("--jobs", type=int, default=0, help="pages executed in parallel (default: [tool.studyguide] jobs)")
+        s.add_argument("--frozen", action="store_true", help="execute nothing; fail if any page's stored outputs are stale")
+        if name == "execute":
+            s.add_argument("--force", action="store_true", help="execute every page, not only stale ones")
+        else:
+            s.add_argument("formats", nargs="*", help="formats to build: html, epub, pdf (default: all)")
+            s.add_argument("--sphinx-jobs", type=int, default=1, help="parallel Sphinx readers")
+    s = sub.add_parser("status", help=cmd_status.__doc__)
+    s.add_argument("--strict", action="store_true", help="fail if a page that needs a GPU has no GPU outputs")
+    s = sub.add_parser("new", help=cmd_new.__doc__)
+    s.add_argument("id", help="kebab-case question id, also the file name")
+    s.add_argument("--tier", required=True, help="basics, intermediate or advanced")
+    s.add_argument("--topic", required=True, help="topic id from book/topics.yml (the chapter)")
+    s.add_argument("--title", default="", help="the question title")
+    sub.add_parser("doctor", help=cmd_doctor.__doc__)
+    return p
+
+
+COMMANDS = {"check": cmd_check, "sync": cmd_sync, "execute": cmd_execute, "build": cmd_build,
+            "status": cmd_status, "new": cmd_new, "doctor": cmd_doctor}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run a command; print errors as one line each and return non-zero."""
+    args = parser().parse_args(argv)
+    root = args.root.resolve()
+    try:
+        return COMMANDS[args.command](args, root, load_config(root))
+    except StudyguideError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

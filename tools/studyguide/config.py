@@ -1,0 +1,95 @@
+"""Project options: one dataclass, each field with help text and a validator, read from pyproject.toml."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import ConfigError, did_you_mean
+
+CONFIG_FILE = "pyproject.toml"
+TABLE = "tool.studyguide"
+
+
+def _text(value: Any) -> str | None:
+    return None if isinstance(value, str) and value.strip() else "expected a non-empty string"
+
+
+def _stem(value: Any) -> str | None:
+    ok = isinstance(value, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]*", value)
+    return None if ok else "expected a lowercase file stem such as 'pytorch-interview-guide'"
+
+
+def _relpath(value: Any) -> str | None:
+    ok = isinstance(value, str) and value and not Path(value).is_absolute() and ".." not in Path(value).parts
+    return None if ok else "expected a relative path inside the project"
+
+
+def _count(low: int) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= low
+        return None if ok else f"expected an integer >= {low}"
+
+    return check
+
+
+def _opt(default: Any, help: str, validator: Callable[[Any], str | None]) -> Any:
+    return field(default=default, metadata={"help": help, "validator": validator})
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options of a studyguide project (the ``[tool.studyguide]`` table)."""
+
+    title: str = _opt("PyTorch 面试题精讲", "book title on the cover, the site and the metadata", _text)
+    author: str = _opt("PyTorch 面试题精讲编写组", "author shown in the PDF and the EPUB", _text)
+    description: str = _opt("用真实运行的代码讲透 PyTorch 面试题。", "one-line lead on the home page", _text)
+    edition: str = _opt("2026.11", "edition (version) printed on the title page and in the metadata", _text)
+    basename: str = _opt("pytorch-interview-guide", "stem of the PDF and EPUB file names in the build folder", _stem)
+    book_dir: str = _opt("book", "folder of the MyST sources, relative to the project root", _relpath)
+    build_dir: str = _opt("_build", "folder of all build outputs and caches", _relpath)
+    jobs: int = _opt(0, "pages executed in parallel; 0 means one per CPU core", _count(0))
+    cell_timeout: int = _opt(600, "seconds one cell may run before the page fails", _count(1))
+    retries: int = _opt(2, "restarts of a page whose kernel failed to start or died", _count(0))
+
+    @property
+    def edition_text(self) -> str:
+        """The edition as printed on the title page, e.g. ``2026.11 版``."""
+        return f"{self.edition} 版"
+
+    @classmethod
+    def options(cls) -> list[tuple[str, Any, str]]:
+        """(name, default, help) for every option, for ``studyguide config --help``."""
+        return [(f.name, f.default, f.metadata["help"]) for f in dataclasses.fields(cls)]
+
+
+def parse_config(table: dict[str, Any], where: str = f"{CONFIG_FILE} [{TABLE}]") -> Config:
+    """Validate a ``[tool.studyguide]`` table; raise ``ConfigError`` naming every bad key."""
+    fields = {f.name: f for f in dataclasses.fields(Config)}
+    errors = []
+    for key, value in sorted(table.items()):
+        if key not in fields:
+            errors.append(f"{where}: {key}: unknown option ({did_you_mean(key, fields)})")
+            continue
+        message = fields[key].metadata["validator"](value)
+        if message:
+            errors.append(f"{where}: {key}: {message} (help: {fields[key].metadata['help']})")
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return Config(**table)
+
+
+def load_config(root: Path) -> Config:
+    """Read ``root/pyproject.toml``; a project without the table gets the defaults."""
+    path = root / CONFIG_FILE
+    if not path.is_file():
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return parse_config(data.get("tool", {}).get("studyguide", {}), f"{path.name} [{TABLE}]")

@@ -1,0 +1,108 @@
+"""Generate the home page, chapter pages and the environment page from the metadata (pure functions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from .book import GENERATED_MARK, Book, is_generated
+from .config import Config
+from .schema import TIERS, Question, Tier, Topic
+
+HEADER = f"% {GENERATED_MARK} from the question front matter — do not edit; run `make sync`\n"
+FRONT_DOCS = ("preface",)  # hand-written pages listed before the tiers, when present
+ENVIRONMENT_DOC = "environment"
+
+
+def part_title(index: int, tier: Tier) -> str:
+    """Caption of a tier in the website navigation, e.g. ``第一部分 入门``."""
+    return f"第{'一二三四五六七八九'[index]}部分 {tier.label}"
+
+
+def chapter_label(tier: Tier, topic: Topic) -> str:
+    """Stable label of a chapter page, e.g. ``chapter-basics-tensor``."""
+    return f"chapter-{tier.id}-{topic.id}"
+
+
+def render_root(book: Book, config: Config, front: tuple[str, ...]) -> str:
+    """The home page: title, lead, and one toctree for the front pages and one per tier."""
+    out = [HEADER, f"# {config.title}\n", "```{only} html", config.description, "```\n"]
+    front_entries = [*front, ENVIRONMENT_DOC]
+    out += ["```{toctree}", ":maxdepth: 1", ":caption: 前言", "", *front_entries, "```\n"]
+    for i, tier in enumerate(TIERS):
+        chapters = book.chapters(tier.id)
+        if not chapters:
+            continue
+        entries = [f"{tier.folder}/{topic.id}/index" for topic, _ in chapters]
+        out += ["```{toctree}", ":maxdepth: 2", ":numbered: 2", f":caption: {part_title(i, tier)}", "", *entries, "```\n"]
+    return "\n".join(out)
+
+
+def render_chapter(tier: Tier, topic: Topic, questions: list[Question], opens_part: bool) -> str:
+    """A chapter page: the topic in one tier, listing its questions in file-name order."""
+    out = [HEADER]
+    if opens_part:
+        out += ["```{raw} latex", f"\\studyguidepart{{{tier.part}}}", "```\n"]
+    out += [f"({chapter_label(tier, topic)})=", f"# {topic.label}\n"]
+    if topic.description:
+        out += [topic.description + "\n"]
+    entries = [q.path.rsplit("/", 1)[-1][: -len(".md")] for q in questions]
+    out += ["```{toctree}", ":maxdepth: 1", "", *entries, "```\n"]
+    return "\n".join(out)
+
+
+def render_environment() -> str:
+    """The page that sums up where the printed outputs were produced."""
+    return "\n".join([HEADER, f"({ENVIRONMENT_DOC})=", "# 执行环境\n", "```{studyguide-environment}", "```\n"])
+
+
+def plan(book: Book, config: Config, front: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every generated file, keyed by its POSIX path in the book folder, sorted."""
+    files = {"index.md": render_root(book, config, front), f"{ENVIRONMENT_DOC}.md": render_environment()}
+    for tier in TIERS:
+        for i, (topic, questions) in enumerate(book.chapters(tier.id)):
+            files[f"{tier.folder}/{topic.id}/index.md"] = render_chapter(tier, topic, questions, i == 0)
+    return dict(sorted(files.items()))
+
+
+@dataclass
+class SyncReport:
+    """What ``sync`` did (or, in check mode, would do)."""
+
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        """True when any file was (or would be) written or removed."""
+        return bool(self.written or self.removed)
+
+
+def existing_generated(book_dir: Path) -> dict[str, str]:
+    """Generated files now on disk (those whose first line carries the mark)."""
+    found = {}
+    for path in sorted(book_dir.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        if is_generated(text):
+            found[path.relative_to(book_dir).as_posix()] = text
+    return found
+
+
+def sync(book_dir: Path, files: Mapping[str, str], check: bool = False) -> SyncReport:
+    """Write changed files only, remove stale generated ones; with ``check`` touch nothing."""
+    report = SyncReport()
+    on_disk = existing_generated(book_dir)
+    for rel, content in files.items():
+        path = book_dir / rel
+        if path.is_file() and path.read_text(encoding="utf-8") == content:
+            continue
+        report.written.append(rel)
+        if not check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+    for rel in sorted(set(on_disk) - set(files)):
+        report.removed.append(rel)
+        if not check:
+            (book_dir / rel).unlink()
+    return report

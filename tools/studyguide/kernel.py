@@ -1,0 +1,144 @@
+"""Run one page's code cells in a fresh Jupyter kernel and record where it ran (no Sphinx needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+PROVENANCE_MARK = "__studyguide_provenance__="
+PROVENANCE_CODE = f'''
+def _studyguide_provenance():
+    import datetime, json, platform
+    info = {{"python": platform.python_version(),
+            "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat()}}
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        info["torch"] = torch.__version__
+        info["cuda"] = torch.version.cuda
+    if torch is not None and torch.cuda.is_available():
+        info["device_type"] = "cuda"
+        info["device"] = torch.cuda.get_device_name(0)
+    else:
+        name = platform.processor() or platform.machine()
+        try:
+            with open("/proc/cpuinfo") as f:
+                name = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+        except (OSError, StopIteration):
+            pass
+        info["device_type"] = "cpu"
+        info["device"] = name
+    print("{PROVENANCE_MARK}" + json.dumps(info))
+_studyguide_provenance()
+del _studyguide_provenance
+'''
+
+# Applied to every kernel through its IPython profile, so pages need no boilerplate.
+KERNEL_CONFIG = """
+c.InlineBackend.figure_formats = {"png"}
+c.InlineBackend.rc = {"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (6.4, 3.6),
+                      "font.family": ["Noto Sans CJK SC", "DejaVu Sans"], "axes.unicode_minus": False}
+"""
+
+
+@dataclass
+class PageRun:
+    """The outcome of executing one page."""
+
+    page: str  # path shown to the user, e.g. book/1-basics/tensor/x.md
+    ok: bool = False
+    nb: Any = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    attempts: int = 0
+    error: str = ""  # one line: page:line: cell N: ExcName: message (hint)
+    infra: bool = False  # the kernel failed, not the page's code
+
+
+def prepare_ipython_dir(path: Path) -> Path:
+    """Write the kernel profile that sets the inline figure format; return the IPython dir."""
+    profile = path / "profile_default"
+    profile.mkdir(parents=True, exist_ok=True)
+    config = profile / "ipython_kernel_config.py"
+    if not config.is_file() or config.read_text() != KERNEL_CONFIG:
+        config.write_text(KERNEL_CONFIG)
+    return path
+
+
+def _first_line(text: str) -> str:
+    lines = [l for l in str(text).strip().splitlines() if l.strip()]
+    return lines[0].strip() if lines else ""
+
+
+def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: int, ipython_dir: Path) -> PageRun:
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    run = PageRun(page)
+    env = dict(os.environ, IPYTHONDIR=str(ipython_dir), MPLBACKEND="module://matplotlib_inline.backend_inline", PYDEVD_DISABLE_FILE_VALIDATION="1")
+    cells = [c for c in nb.cells if c.cell_type == "code"]
+    probe = nbformat.v4.new_code_cell(PROVENANCE_CODE)
+    work = nbformat.v4.new_notebook(cells=cells + [probe], metadata=nb.metadata)
+    with tempfile.TemporaryDirectory(prefix="studyguide-") as cwd:
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(cwd, "kernel"))
+        client = NotebookClient(work, km=km, timeout=timeout, allow_errors=False, record_timing=False, coalesce_streams=True, resources={"metadata": {"path": cwd}})
+        start = time.monotonic()
+        try:
+            with client.setup_kernel(env=env, cleanup_kc=True):
+                info = client.wait_for_reply(client.kc.kernel_info())
+                work.metadata["language_info"] = info["content"]["language_info"]
+                for index, cell in enumerate(work.cells):
+                    where = f"{page}:{lines[index]}: cell {index + 1}" if index < len(cells) else f"{page}: provenance probe"
+                    try:
+                        client.execute_cell(cell, index)
+                    except CellTimeoutError:
+                        run.error = f"{where}: timed out after {timeout} s (speed the cell up, or raise cell_timeout in [tool.studyguide])"
+                        return run
+                    except CellExecutionError as exc:
+                        hint = "tag the cell ':tags: [raises-exception]' if the error is intended"
+                        run.error = f"{where}: {exc.ename}: {_first_line(exc.evalue)} ({hint})"
+                        return run
+        except DeadKernelError as exc:
+            run.error, run.infra = f"{page}: kernel died: {_first_line(exc)}", True
+            return run
+        except (RuntimeError, TimeoutError, OSError) as exc:
+            run.error, run.infra = f"{page}: kernel failed to start: {type(exc).__name__}: {_first_line(exc)}", True
+            return run
+        finally:
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
+        run.seconds = round(time.monotonic() - start, 2)
+    text = "".join(o.get("text", "") for o in probe.outputs if o.get("output_type") == "stream")
+    payload = next((l for l in text.splitlines() if l.startswith(PROVENANCE_MARK)), None)
+    if payload is None:
+        run.error = f"{page}: provenance probe printed nothing"
+        return run
+    run.provenance = json.loads(payload[len(PROVENANCE_MARK):])
+    work.cells = cells
+    run.nb, run.ok = work, True
+    return run
+
+
+def run_page(path: Path, page: str, timeout: int, retries: int, ipython_dir: Path) -> PageRun:
+    """Execute the page at ``path``; retry only when the kernel itself failed."""
+    from .notebook import code_cells, read_page
+
+    nb = read_page(path)
+    lines = [line for line, _ in code_cells(nb)]
+    run = PageRun(page)
+    for attempt in range(1, retries + 2):
+        run = _run_once(nb, page, lines, timeout, ipython_dir)
+        run.attempts = attempt
+        if run.ok or not run.infra:
+            break
+    return run

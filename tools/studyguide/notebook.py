@@ -1,0 +1,131 @@
+"""Pages as notebooks: read with myst-nb's reader, key them like jupyter-cache, keep outputs in a store."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+# The MyST syntax extensions of the book; conf.py uses the same list, so cells read identically.
+MYST_EXTENSIONS = ("colon_fence", "dollarmath", "deflist")
+STORE_DIR = "_executed"
+META_KEY = "studyguide"
+
+
+def read_page(path: Path) -> nbformat.NotebookNode:
+    """Read a MyST page into a notebook exactly as myst-nb does in the Sphinx build."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
+    text = path.read_text(encoding="utf-8")
+    return read_myst_markdown_notebook(text, config=config, add_source_map=True, path=str(path))
+
+
+def code_cells(nb: nbformat.NotebookNode) -> list[tuple[int, Any]]:
+    """(line, cell) for every code cell; ``line`` is 1-based in the page."""
+    source_map = nb.metadata.get("source_map", [])
+    return [
+        (source_map[i] + 1 if i < len(source_map) else 0, cell)
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code"
+    ]
+
+
+def cache_key(nb: nbformat.NotebookNode) -> str:
+    """The key jupyter-cache gives a notebook: md5 over kernelspec and code cells."""
+    from jupyter_cache.cache.main import JupyterCacheBase
+
+    return JupyterCacheBase.create_hashed_notebook(None, nb)[1]  # type: ignore[arg-type]
+
+
+def to_store(nb: nbformat.NotebookNode, page: str, provenance: dict[str, Any]) -> str:
+    """The reviewable text kept in the repo: code cells with outputs, and provenance."""
+    cells = []
+    for i, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        cell = copy.deepcopy(cell)
+        cell.id = f"cell-{i + 1}"
+        cell.metadata.pop("execution", None)
+        cells.append(cell)
+    meta = {key: nb.metadata[key] for key in ("kernelspec", "language_info") if key in nb.metadata}
+    meta[META_KEY] = {"page": page, **provenance}
+    out = nbformat.v4.new_notebook(cells=cells, metadata=meta)
+    out.nbformat_minor = 5
+    return nbformat.writes(out) + "\n"
+
+
+def provenance_of(stored: nbformat.NotebookNode) -> dict[str, Any]:
+    """Provenance recorded in a stored notebook (device, torch, cuda, python, date)."""
+    meta = dict(stored.metadata.get(META_KEY, {}))
+    meta.pop("page", None)
+    return meta
+
+
+@dataclass(frozen=True)
+class StoreEntry:
+    """One stored notebook, with the key of the code it holds."""
+
+    path: Path
+    text: str
+    key: str
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the stored text; the cache record remembers it to skip re-imports."""
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """Where the stored outputs were produced."""
+        return provenance_of(nbformat.reads(self.text, as_version=4))
+
+
+def read_store(store_dir: Path) -> dict[str, StoreEntry]:
+    """All stored notebooks, keyed by question id (the file stem)."""
+    entries = {}
+    for path in sorted(store_dir.glob("*.ipynb")):
+        text = path.read_text(encoding="utf-8")
+        nb = nbformat.reads(text, as_version=4)
+        entries[path.stem] = StoreEntry(path, text, cache_key(nb))
+    return entries
+
+
+def import_entry(cache: Any, entry: StoreEntry) -> bool:
+    """Put a stored notebook into the jupyter-cache; return False when it was already there."""
+    from jupyter_cache.base import CacheBundleIn
+    from jupyter_cache.cache.db import NbCacheRecord
+
+    try:
+        record = NbCacheRecord.record_from_hashkey(entry.key, cache.db)
+    except KeyError:
+        record = None
+    if record is not None and record.description == entry.digest:
+        return False
+    nb = nbformat.reads(entry.text, as_version=4)
+    bundle = CacheBundleIn(nb, str(entry.path), data={META_KEY: provenance_of(nb)})
+    cache.cache_notebook_bundle(bundle, check_validity=True, overwrite=True, description=entry.digest)
+    return True
+
+
+def open_cache(path: Path) -> Any:
+    """Open (creating if needed) the jupyter-cache at ``path``."""
+    from jupyter_cache import get_cache
+
+    path.mkdir(parents=True, exist_ok=True)
+    return get_cache(str(path))
+
+
+def cached_provenance(cache: Any, key: str) -> dict[str, Any] | None:
+    """Provenance of the cache record with this key; None when absent or not ours."""
+    from jupyter_cache.cache.db import NbCacheRecord
+
+    try:
+        record = NbCacheRecord.record_from_hashkey(key, cache.db)
+    except KeyError:
+        return None
+    data = record.data or {}
+    return data.get(META_KEY)

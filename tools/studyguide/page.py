@@ -1,0 +1,98 @@
+"""The shape every question page must have: one title, seven sections, code, index entries, links."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import Problem
+
+SECTIONS: tuple[str, ...] = ("题目", "考点", "先给结论", "详解", "易错点", "追问", "关联")
+CODE_SECTION = "详解"
+LINK_SECTION = "关联"
+_FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_REF_RE = re.compile(r"\{(ref|doc|numref)\}`|\]\(#|<project:")
+
+
+@dataclass
+class Outline:
+    """What a scan of a page body finds, with 1-based line numbers."""
+
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text)
+    code_cells: list[int] = field(default_factory=list)
+    code_cells_by_section: dict[str, int] = field(default_factory=dict)
+    index_entries: int = 0
+    refs_by_section: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        """The text of the first level-1 heading, or ''."""
+        return next((text for _, level, text in self.headings if level == 1), "")
+
+
+def scan(text: str, first_line: int = 1) -> Outline:
+    """Scan a page body (text after the front matter) for headings, cells, index entries and links."""
+    out = Outline()
+    fence: tuple[str, int] | None = None
+    section = ""
+    for n, line in enumerate(text.splitlines(), start=first_line):
+        m = _FENCE_RE.match(line)
+        if fence:
+            if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1] and not m.group(3).strip():
+                fence = None
+            elif "{index}" in line:
+                out.index_entries += 1
+            continue
+        if m:
+            fence = (m.group(2)[0], len(m.group(2)))
+            info = m.group(3).strip()
+            if info.startswith("{code-cell}"):
+                out.code_cells.append(n)
+                out.code_cells_by_section[section] = out.code_cells_by_section.get(section, 0) + 1
+            elif info.startswith("{index}"):
+                out.index_entries += 1
+            continue
+        h = _HEADING_RE.match(line)
+        if h:
+            level, title = len(h.group(1)), h.group(2)
+            out.headings.append((n, level, title))
+            if level <= 2:
+                section = title if level == 2 else ""
+            continue
+        out.index_entries += line.count("{index}")
+        refs = len(_REF_RE.findall(line))
+        if refs:
+            out.refs_by_section[section] = out.refs_by_section.get(section, 0) + refs
+    return out
+
+
+def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
+    """Check the outline against the page shape of the style guide (CONTRIBUTING.md)."""
+    problems: list[Problem] = []
+    top = [h for h in outline.headings if h[1] == 1]
+    if len(top) != 1:
+        line = top[1][0] if len(top) > 1 else body_line
+        problems.append(Problem(path, line, "title", f"found {len(top)} level-1 headings", "write exactly one '# 标题'"))
+    found = [(line, text) for line, level, text in outline.headings if level == 2]
+    names = [text for _, text in found]
+    if names != list(SECTIONS):
+        missing = [s for s in SECTIONS if s not in names]
+        extra = [s for s in names if s not in SECTIONS]
+        if missing:
+            msg = "missing section(s) " + ", ".join(f"'## {s}'" for s in missing)
+        elif extra:
+            msg = "unexpected section(s) " + ", ".join(f"'## {s}'" for s in extra)
+        else:
+            msg = "sections are out of order"
+        line = found[0][0] if found else body_line
+        problems.append(Problem(path, line, "sections", msg, "use, in order: " + " / ".join(SECTIONS)))
+    if not outline.code_cells_by_section.get(CODE_SECTION):
+        line = next((l for l, t in found if t == CODE_SECTION), body_line)
+        problems.append(Problem(path, line, CODE_SECTION, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
+    if outline.index_entries == 0:
+        problems.append(Problem(path, body_line, "index", "no {index} entries", "add e.g. {index}`torch.Tensor.view` for the APIs discussed"))
+    if not outline.refs_by_section.get(LINK_SECTION):
+        line = next((l for l, t in found if t == LINK_SECTION), body_line)
+        problems.append(Problem(path, line, LINK_SECTION, "no cross-reference", "link related questions with {ref}`question-id`"))
+    return problems

@@ -1,0 +1,202 @@
+"""The question metadata schema, defined once: tiers, the topic vocabulary and the fields."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from .errors import Problem, did_you_mean
+from .frontmatter import FrontMatter
+
+NAMESPACE = "studyguide"
+ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_ANSWER_CHARS = 120
+SENTENCE_ENDS = "。！？"
+
+
+@dataclass(frozen=True)
+class Tier:
+    """A difficulty tier: its id, Chinese label and source folder."""
+
+    id: str
+    label: str
+    folder: str
+    part: str  # LaTeX part title
+
+
+TIERS: tuple[Tier, ...] = (
+    Tier("basics", "入门", "1-basics", "入门"),
+    Tier("intermediate", "中级", "2-intermediate", "中级"),
+    Tier("advanced", "高阶", "3-advanced", "高阶"),
+)
+TIER_BY_ID = {t.id: t for t in TIERS}
+TIER_BY_FOLDER = {t.folder: t for t in TIERS}
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic from the controlled vocabulary (``book/topics.yml``)."""
+
+    id: str
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question page's metadata, validated."""
+
+    id: str
+    tier: str
+    topics: tuple[str, ...]
+    frequent: bool
+    answer: str
+    needs_gpu: bool
+    path: str  # relative to the book folder, POSIX
+    title: str = ""
+
+    @property
+    def docname(self) -> str:
+        """Sphinx document name (path without ``.md``)."""
+        return self.path[: -len(".md")]
+
+    @property
+    def chapter(self) -> str:
+        """The chapter this question sits in: its first topic."""
+        return self.topics[0]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a field validator may consult: the vocabulary and where the file lives."""
+
+    topics: Mapping[str, Topic]
+    folder_tier: str | None
+    folder_topic: str | None
+
+
+Issue = tuple[str, str, str]  # (key suffix, message, hint)
+
+
+def _check_id(value: Any, ctx: Context) -> list[Issue]:
+    if not isinstance(value, str) or not ID_RE.match(value):
+        return [("", f"invalid id {value!r}", "use lowercase kebab-case, e.g. 'view-vs-reshape'")]
+    return []
+
+
+def _check_tier(value: Any, ctx: Context) -> list[Issue]:
+    if value not in TIER_BY_ID:
+        return [("", f"unknown tier {value!r}", did_you_mean(str(value), TIER_BY_ID))]
+    if ctx.folder_tier and value != ctx.folder_tier:
+        folder = TIER_BY_ID[ctx.folder_tier].folder
+        hint = f"the file is in {folder}/: set tier: {ctx.folder_tier}, or move the file"
+        return [("", f"tier {value!r} does not match the folder", hint)]
+    return []
+
+
+def _check_topics(value: Any, ctx: Context) -> list[Issue]:
+    if not isinstance(value, list) or not value:
+        return [("", "topics must be a non-empty list", "e.g. topics: [tensor, autograd]")]
+    issues: list[Issue] = []
+    for i, topic in enumerate(value):
+        if topic not in ctx.topics:
+            hint = did_you_mean(str(topic), ctx.topics)
+            issues.append((f"[{i}]", f"unknown topic {topic!r}", hint))
+        elif topic in value[:i]:
+            issues.append((f"[{i}]", f"duplicate topic {topic!r}", "list each topic once"))
+    if not issues and ctx.folder_topic and value[0] != ctx.folder_topic:
+        hint = f"the chapter folder is '{ctx.folder_topic}': list it first, or move the file"
+        issues.append(("[0]", f"first topic {value[0]!r} does not match the folder", hint))
+    return issues
+
+
+def _check_bool(value: Any, ctx: Context) -> list[Issue]:
+    if not isinstance(value, bool):
+        return [("", f"expected true or false, got {value!r}", "write true or false, unquoted")]
+    return []
+
+
+def _check_answer(value: Any, ctx: Context) -> list[Issue]:
+    if not isinstance(value, str) or not value.strip():
+        return [("", "answer must be a non-empty string", "write the answer in one sentence")]
+    text = value.strip()
+    if len(text) > MAX_ANSWER_CHARS:
+        hint = f"shorten it to at most {MAX_ANSWER_CHARS} characters; details go in 详解"
+        return [("", f"answer is {len(text)} characters long", hint)]
+    if text[-1] not in SENTENCE_ENDS or any(c in SENTENCE_ENDS for c in text[:-1]):
+        return [("", "answer must be exactly one sentence", "end it with '。' and use no other '。！？'")]
+    return []
+
+
+@dataclass(frozen=True)
+class Field:
+    """One metadata field: its name, help text and validator."""
+
+    name: str
+    help: str
+    check: Callable[[Any, Context], list[Issue]]
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("id", "stable kebab-case id; labels, links and deck guids derive from it", _check_id),
+    Field("tier", "difficulty tier: " + ", ".join(f"{t.id} ({t.label})" for t in TIERS), _check_tier),
+    Field("topics", "topic ids from book/topics.yml; the first is the chapter", _check_topics),
+    Field("frequent", "高频: true when two or more interview collections ask it", _check_bool),
+    Field("answer", "the short answer in one sentence, used by cheat sheets", _check_answer),
+    Field("needs_gpu", "true when the real output needs a GPU (CPU runs are a fallback)", _check_bool),
+)
+FIELD_NAMES = tuple(f.name for f in FIELDS)
+
+
+def validate(fm: FrontMatter, path: str, ctx: Context, title: str) -> tuple[Question | None, list[Problem]]:
+    """Validate the ``studyguide`` table of a page's front matter."""
+    raw = fm.data.get(NAMESPACE)
+    if not isinstance(raw, dict):
+        hint = f"add a '{NAMESPACE}:' table with: " + ", ".join(FIELD_NAMES)
+        return None, [Problem(path, fm.line(NAMESPACE), NAMESPACE, "missing metadata table", hint)]
+    problems = []
+    for key in sorted(set(raw) - set(FIELD_NAMES)):
+        full = f"{NAMESPACE}.{key}"
+        problems.append(Problem(path, fm.line(full), full, "unknown field", did_you_mean(key, FIELD_NAMES)))
+    for field in FIELDS:
+        full = f"{NAMESPACE}.{field.name}"
+        if field.name not in raw:
+            hint = f"add '{field.name}:' ({field.help})"
+            problems.append(Problem(path, fm.line(NAMESPACE), full, "missing field", hint))
+            continue
+        for suffix, message, hint in field.check(raw[field.name], ctx):
+            problems.append(Problem(path, fm.line(full + suffix), full + suffix, message, hint))
+    if problems:
+        return None, problems
+    question = Question(
+        id=raw["id"],
+        tier=raw["tier"],
+        topics=tuple(raw["topics"]),
+        frequent=raw["frequent"],
+        answer=raw["answer"].strip(),
+        needs_gpu=raw["needs_gpu"],
+        path=path,
+        title=title,
+    )
+    return question, []
+
+
+def parse_topics(data: Any, lines: Mapping[str, int], path: str) -> tuple[list[Topic], list[Problem]]:
+    """Build the topic vocabulary from the parsed ``topics.yml`` mapping ``id: {label, description}``."""
+    if not isinstance(data, dict) or not data:
+        return [], [Problem(path, 1, "topics", "expected a mapping of topic ids", "e.g. tensor: {label: 张量}")]
+    topics, problems = [], []
+    for key, value in data.items():
+        line = lines.get(str(key), 1)
+        if not isinstance(key, str) or not ID_RE.match(key):
+            problems.append(Problem(path, line, str(key), "invalid topic id", "use lowercase kebab-case"))
+            continue
+        if not isinstance(value, dict) or not isinstance(value.get("label"), str) or not value["label"]:
+            problems.append(Problem(path, line, f"{key}.label", "missing Chinese label", "add label: 中文名"))
+            continue
+        extra = sorted(set(value) - {"label", "description"})
+        for name in extra:
+            problems.append(Problem(path, line, f"{key}.{name}", "unknown field", "use label and description"))
+        topics.append(Topic(key, value["label"], str(value.get("description", ""))))
+    return topics, problems

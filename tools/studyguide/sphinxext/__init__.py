@@ -1,0 +1,66 @@
+"""Sphinx extension of the book: project settings, question pages, the environment page, EPUB fixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config as SphinxConfig
+from sphinx.errors import ExtensionError
+
+from .. import __version__
+from ..book import load_book
+from ..config import load_config
+from ..errors import StudyguideError
+from . import environment, epub, pages
+
+TEMPLATES = str(Path(__file__).parent / "templates")
+
+
+def project_root(app: Sphinx) -> Path:
+    """The project root: the folder that holds the book folder."""
+    return Path(app.srcdir).parent
+
+
+def configure(app: Sphinx, config: SphinxConfig) -> None:
+    """Derive title, author, output names and the cache path from ``[tool.studyguide]``."""
+    root = project_root(app)
+    try:
+        sg = load_config(root)
+    except StudyguideError as exc:
+        raise ExtensionError(str(exc)) from None
+    app.studyguide_config = sg  # type: ignore[attr-defined]
+    config.project = config.html_title = config.epub_title = sg.title
+    config.author = config.epub_author = config.epub_publisher = sg.author
+    config.copyright = f"2026, {sg.author}"
+    config.latex_documents = [("index", f"{sg.basename}.tex", sg.title, sg.author, "manual")]
+    config.epub_basename = sg.basename
+    config.epub_uid = config.epub_identifier = f"studyguide-{sg.basename}"  # an XML name: epubcheck RSC-005
+    config.version = config.release = sg.edition
+    config.today = sg.edition_text
+    config.epub_language = "zh-CN"
+    config.epub_cover = ("_static/cover.png", "")
+    config.nb_execution_cache_path = str(root / sg.build_dir / ".jupyter_cache")
+    config.templates_path = [*config.templates_path, TEMPLATES]
+    config.html_context = {**config.html_context, "studyguide_basename": sg.basename}
+
+
+def load_metadata(app: Sphinx, env: Any, docnames: list[str]) -> None:
+    """Load and validate every question's metadata before Sphinx reads pages."""
+    srcdir = Path(app.srcdir)
+    try:
+        app.studyguide_book = load_book(srcdir, prefix=srcdir.name)  # type: ignore[attr-defined]
+    except StudyguideError as exc:
+        raise ExtensionError(f"the book has problems (run `make check`):\n{exc}") from None
+    app.studyguide_reading = set(docnames)  # type: ignore[attr-defined]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the extension's events, directive, nodes and transforms."""
+    app.connect("config-inited", configure, priority=100)
+    app.connect("env-before-read-docs", load_metadata)
+    app.add_transform(pages.QuestionPage)
+    environment.setup(app)
+    epub.setup(app)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

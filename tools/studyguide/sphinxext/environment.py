@@ -1,0 +1,103 @@
+"""The ``studyguide-environment`` directive: a table of where the book's outputs were produced."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from .. import provenance
+
+
+class environment_summary(nodes.General, nodes.Element):
+    """Placeholder, replaced by the summary table once every page has been read."""
+
+
+class EnvironmentDirective(SphinxDirective):
+    """Insert the execution-environment summary of all question pages."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        """Return the placeholder node and remember which page holds it."""
+        self.env.studyguide_summary_docs.add(self.env.docname)
+        return [environment_summary()]
+
+
+def _table(rows: list[provenance.SummaryRow], total: int) -> nodes.table:
+    table = nodes.table(classes=["studyguide-environment"])
+    group = nodes.tgroup(cols=3)
+    table += group
+    for width in (6, 1, 3):
+        group += nodes.colspec(colwidth=width)
+    head, body = nodes.thead(), nodes.tbody()
+    group += head
+    group += body
+
+    def row(cells: list[str], parent: nodes.Element) -> None:
+        r = nodes.row()
+        for text in cells:
+            r += nodes.entry("", nodes.paragraph(text=text))
+        parent += r
+
+    row(["执行环境", "页数", "执行日期"], head)
+    for item in rows:
+        dates = item.first_date if item.first_date == item.last_date else f"{item.first_date} 至 {item.last_date}"
+        row([item.environment, str(item.pages), dates], body)
+    row(["合计", str(total), ""], body)
+    return table
+
+
+def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Replace every placeholder with the summary table and a short explanation."""
+    placeholders = list(doctree.findall(environment_summary))
+    if not placeholders:
+        return
+    records = list(app.env.studyguide_provenance.values())
+    rows = provenance.summarize(records)
+    intro = nodes.paragraph(text=(
+        "书中每一段输出都来自真实运行。下表汇总了各题输出的产生环境；"
+        "每道题的标题下方也注明了它自己的设备、torch 版本与执行日期。"
+    ))
+    for node in placeholders:
+        node.replace_self([intro, _table(rows, len(records))])
+
+
+def init_env(app: Sphinx, env: Any, docnames: list[str]) -> None:
+    """Create the per-document stores on first use."""
+    if not hasattr(env, "studyguide_provenance"):
+        env.studyguide_provenance = {}
+        env.studyguide_summary_docs = set()
+
+
+def purge(app: Sphinx, env: Any, docname: str) -> None:
+    """Forget what a re-read document recorded."""
+    init_env(app, env, [])
+    env.studyguide_provenance.pop(docname, None)
+    env.studyguide_summary_docs.discard(docname)
+
+
+def merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
+    """Merge what parallel readers recorded."""
+    env.studyguide_provenance.update({d: other.studyguide_provenance[d] for d in docnames if d in other.studyguide_provenance})
+    env.studyguide_summary_docs.update(other.studyguide_summary_docs & docnames)
+
+
+def outdated(app: Sphinx, env: Any) -> list[str]:
+    """Rewrite the summary page whenever pages were read again."""
+    if getattr(app, "studyguide_reading", None):
+        return sorted(env.studyguide_summary_docs)
+    return []
+
+
+def setup(app: Sphinx) -> None:
+    """Register the directive, node and events."""
+    app.add_node(environment_summary)
+    app.add_directive("studyguide-environment", EnvironmentDirective)
+    app.connect("env-before-read-docs", init_env, priority=400)
+    app.connect("env-purge-doc", purge)
+    app.connect("env-merge-info", merge)
+    app.connect("env-get-updated", outdated)
+    app.connect("doctree-resolved", resolve)
