@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -110,7 +111,9 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
     outline = page.scan("\n".join(body), fm.body_line)
     problems += page.check(outline, where, fm.body_line)
     ctx = schema.Context(topics, tier, chapter)
-    question, meta_problems = schema.validate(fm, rel, ctx, outline.title)
+    question, meta_problems = schema.validate(fm, where, ctx, outline.title)
+    if question is not None:
+        question = dataclasses.replace(question, path=rel)
     return question, problems + meta_problems
 
 

@@ -31,8 +31,7 @@ def cmd_check(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Validate every page, and fail when generated files are stale or edited by hand."""
     book = _book(root, config)
     report = _sync(root, config, book, check=True)
-    stale = [f"{config.book_dir}/{p}: generated file is stale or was edited by hand (run `make sync`)" for p in report.written]
-    stale += [f"{config.book_dir}/{p}: generated file is no longer produced (run `make sync`)" for p in report.removed]
+    stale = report.problems(config.book_dir)
     if stale:
         print("\n".join(stale), file=sys.stderr)
         return 1
@@ -43,7 +42,7 @@ def cmd_check(args: argparse.Namespace, root: Path, config: Config) -> int:
 def cmd_sync(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Regenerate the home, chapter and environment pages (only changed files are written)."""
     report = _sync(root, config, _book(root, config), check=False)
-    for p in report.written:
+    for p in report.created + report.updated:
         print(f"wrote   {config.book_dir}/{p}")
     for p in report.removed:
         print(f"removed {config.book_dir}/{p}")

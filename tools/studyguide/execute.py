@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -69,7 +68,7 @@ def execute(
     retries: int = 2,
     frozen: bool = False,
     force: bool = False,
-    progress: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    progress: Callable[[str], None] = lambda line: print(line, flush=True),
 ) -> ExecuteReport:
     """Import the store into the cache, run stale pages (all with ``force``), export their outputs.
 

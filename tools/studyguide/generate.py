@@ -70,13 +70,20 @@ def plan(book: Book, config: Config, front: tuple[str, ...] = ()) -> dict[str, s
 class SyncReport:
     """What ``sync`` did (or, in check mode, would do)."""
 
-    written: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
         """True when any file was (or would be) written or removed."""
-        return bool(self.written or self.removed)
+        return bool(self.created or self.updated or self.removed)
+
+    def problems(self, prefix: str) -> list[str]:
+        """One line per file that check mode finds out of date."""
+        why = {"created": "is missing", "updated": "is stale or was edited by hand", "removed": "is no longer produced"}
+        return [f"{prefix}/{rel}: generated file {why[kind]} (run `make sync`)"
+                for kind in why for rel in getattr(self, kind)]
 
 
 def existing_generated(book_dir: Path) -> dict[str, str]:
@@ -95,9 +102,10 @@ def sync(book_dir: Path, files: Mapping[str, str], check: bool = False) -> SyncR
     on_disk = existing_generated(book_dir)
     for rel, content in files.items():
         path = book_dir / rel
-        if path.is_file() and path.read_text(encoding="utf-8") == content:
+        exists = path.is_file()
+        if exists and path.read_text(encoding="utf-8") == content:
             continue
-        report.written.append(rel)
+        (report.updated if exists else report.created).append(rel)
         if not check:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")

@@ -44,6 +44,7 @@ del _studyguide_provenance
 
 # Applied to every kernel through its IPython profile, so pages need no boilerplate.
 KERNEL_CONFIG = """
+c.InteractiveShell.xmode = "Minimal"
 c.InlineBackend.figure_formats = {"png"}
 c.InlineBackend.rc = {"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (6.4, 3.6),
                       "font.family": ["Noto Sans CJK SC", "DejaVu Sans"], "axes.unicode_minus": False}

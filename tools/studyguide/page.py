@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 from .errors import Problem
 
 SECTIONS: tuple[str, ...] = ("题目", "考点", "先给结论", "详解", "易错点", "追问", "关联")
+# Stable HTML anchors of the seven sections (Chinese titles would otherwise get id1, id2, ...).
+SECTION_IDS: dict[str, str] = {
+    "题目": "question", "考点": "why-asked", "先给结论": "short-answer", "详解": "details",
+    "易错点": "pitfalls", "追问": "follow-ups", "关联": "related",
+}
 CODE_SECTION = "详解"
 LINK_SECTION = "关联"
 _FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")

@@ -162,7 +162,7 @@ def validate(fm: FrontMatter, path: str, ctx: Context, title: str) -> tuple[Ques
     for field in FIELDS:
         full = f"{NAMESPACE}.{field.name}"
         if field.name not in raw:
-            hint = f"add '{field.name}:' ({field.help})"
+            hint = f"add '{field.name}:' — {field.help}"
             problems.append(Problem(path, fm.line(NAMESPACE), full, "missing field", hint))
             continue
         for suffix, message, hint in field.check(raw[field.name], ctx):

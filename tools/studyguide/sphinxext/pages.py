@@ -8,7 +8,7 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from .. import notebook, provenance
+from .. import notebook, page, provenance
 from ..schema import TIER_BY_ID, Question
 
 logger = logging.getLogger(__name__)
@@ -52,14 +52,26 @@ class QuestionPage(SphinxTransform):
         section = next(iter(self.document.findall(nodes.section)), None)
         if question is None or section is None:
             return
+        self._set_id(section, question.id)
         section["names"].append(question.id)
-        self.document.nameids[question.id] = section["ids"][0]
+        self.document.nameids[question.id] = question.id
         self.document.nametypes[question.id] = True
+        for sub in section.findall(nodes.section):
+            title = sub[0].astext() if sub is not section and len(sub) else ""
+            if title in page.SECTION_IDS and sub.parent is section:
+                self._set_id(sub, page.SECTION_IDS[title])
         prov = self._provenance(question)
         self.env.studyguide_provenance[docname] = prov
         labels = {t.id: t.label for t in book.topics}
         title_index = section.first_child_matching_class(nodes.title)
         section[title_index + 1 : title_index + 1] = [_meta_line(question, labels), *_provenance_nodes(question, prov)]
+
+    def _set_id(self, node: nodes.Element, new_id: str) -> None:
+        """Give a section a stable first id; its old ids keep working as aliases."""
+        if new_id in self.document.ids and self.document.ids[new_id] is not node:
+            return
+        node["ids"].insert(0, new_id)
+        self.document.ids[new_id] = node
 
     def _provenance(self, question: Question) -> dict | None:
         srcdir = Path(self.app.srcdir)

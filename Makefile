@@ -1,0 +1,59 @@
+# PyTorch 面试题精讲 — build and test.
+#   make          install what is missing, then build the website, PDF and EPUB into _build/
+#   make test     build, then run the test suite
+# Set FROZEN=1 to forbid execution (CI: the stored outputs must already match the code).
+
+VENV   := .venv
+SG     := $(VENV)/bin/studyguide
+STAMP  := $(VENV)/.installed
+FLAGS  := $(if $(FROZEN),--frozen,)
+PYTEST ?=
+
+.PHONY: all setup deps test check sync execute html epub pdf serve bench status doctor new clean
+
+all: setup
+	$(SG) build $(FLAGS)
+
+setup: deps $(STAMP)
+
+deps:
+	@tools/setup.sh debian
+
+$(STAMP): pyproject.toml tools/constraints.txt
+	tools/setup.sh python
+
+test: all
+	$(VENV)/bin/python -m pytest $(PYTEST)
+
+check: $(STAMP)
+	$(SG) check
+
+sync: $(STAMP)
+	$(SG) sync
+
+execute: $(STAMP)
+	$(SG) execute $(FLAGS)
+
+html epub pdf: setup
+	$(SG) build $(FLAGS) $@
+
+status: $(STAMP)
+	$(SG) status
+
+doctor: $(STAMP)
+	$(SG) doctor
+
+# make new ID=view-vs-reshape TIER=basics TOPIC=tensor TITLE="view 与 reshape 有什么区别？"
+new: $(STAMP)
+	$(SG) new "$(ID)" --tier "$(TIER)" --topic "$(TOPIC)" --title "$(TITLE)"
+
+serve: setup
+	$(SG) build html
+	$(VENV)/bin/sphinx-autobuild -c . -d _build/doctrees --pre-build "$(SG) execute" \
+	  --ignore "*/_executed/*" --watch tools book _build/html
+
+bench: setup
+	$(VENV)/bin/python -m studyguide.bench
+
+clean:
+	rm -rf _build

@@ -1,0 +1,35 @@
+"""Each kind of bad input gives exactly one line naming the file, line, field and fix."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, studyguide
+
+CASES = sorted(p.name for p in (FIXTURES / "bad-pages").iterdir() if p.is_dir() and not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_page_gives_its_exact_one_line_error(case: str, tmp_path: Path) -> None:
+    folder = FIXTURES / "bad-pages" / case
+    shutil.copytree(FIXTURES / "bad-pages" / "_base", tmp_path, dirs_exist_ok=True)
+    shutil.copytree(folder, tmp_path, dirs_exist_ok=True)
+    command = (folder / "command.txt").read_text().split() if (folder / "command.txt").exists() else ["check"]
+    proc = studyguide(tmp_path, *command, check=False)
+    expected = (folder / "expected.txt").read_text(encoding="utf-8")
+    assert proc.returncode == 1
+    assert proc.stderr == expected
+    assert len(expected.splitlines()) == 1 and "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_the_cases_cover_the_issue_list() -> None:
+    assert {"bad-yaml", "unknown-tier", "unknown-topic", "duplicate-id", "missing-field", "raising-cell"} <= set(CASES)
+
+
+def test_base_book_is_valid(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "bad-pages" / "_base", tmp_path, dirs_exist_ok=True)
+    studyguide(tmp_path, "sync")
+    assert studyguide(tmp_path, "check").stdout.startswith("ok: 1 questions")

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Install what the build needs, skipping what is already there:
+#   1. Debian packages: TeX Live (xelatex, Chinese), Noto CJK fonts, dvisvgm, epubcheck, poppler;
+#   2. the virtual environment .venv: torch==2.13.0 first and alone, then the pinned packages.
+# Usage: tools/setup.sh [debian|python|all]   (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBIAN_PACKAGES=(
+  texlive-xetex texlive-lang-chinese texlive-latex-extra texlive-fonts-recommended latexmk
+  fonts-noto-cjk dvisvgm epubcheck default-jre-headless poppler-utils qpdf
+)
+PYTHON=${PYTHON:-python3}
+VENV=.venv
+STAMP=$VENV/.installed
+
+debian() {
+  local missing=()
+  for pkg in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: installing Debian packages: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo"; else
+      echo "setup: error: missing Debian packages ${missing[*]} (install with: sudo apt-get install -y ${missing[*]})" >&2
+      exit 1
+    fi
+  fi
+  if ! command -v apt-get >/dev/null; then
+    echo "setup: error: apt-get not found; install the equivalents of: ${missing[*]}" >&2
+    exit 1
+  fi
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}" || {
+    echo "setup: error: apt-get could not install ${missing[*]} (run: sudo apt-get install -y ${missing[*]})" >&2
+    exit 1
+  }
+}
+
+python_env() {
+  if [ -f "$STAMP" ] && [ "$STAMP" -nt pyproject.toml ] && [ "$STAMP" -nt tools/constraints.txt ]; then
+    return 0
+  fi
+  [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+  echo "setup: installing torch==2.13.0 (CPU wheel) first, then the pinned packages"
+  # torch alone first: an unpinned torch would pull a multi-GB CUDA build
+  "$VENV/bin/pip" install -q torch==2.13.0
+  "$VENV/bin/pip" install -q -c tools/constraints.txt -e ".[test]"
+  "$VENV/bin/pip" check
+  touch "$STAMP"
+}
+
+case "${1:-all}" in
+  debian) debian ;;
+  python) python_env ;;
+  all) debian; python_env ;;
+  *) echo "usage: tools/setup.sh [debian|python|all]" >&2; exit 2 ;;
+esac
