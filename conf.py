@@ -27,6 +27,7 @@ nb_merge_streams = True
 imgmath_image_format = "svg"
 imgmath_font_size = 14
 imgmath_embed = True
+imgmath_dvisvgm_args = ["--no-fonts", "--cache=none"]  # no glyph cache: identical output on every machine
 html_math_renderer = "imgmath"
 
 # Website
@@ -89,6 +90,7 @@ latex_additional_files: list[str] = []
 
 # EPUB
 epub_show_urls = "no"
+epub_exclude_files = [".buildinfo", ".buildinfo.bak"]
 epub_use_index = True
 epub_tocdepth = 3
 epub_math_renderer = "imgmath"

@@ -81,7 +81,7 @@ def _first_line(text: str) -> str:
 
 
 def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: int, ipython_dir: Path) -> PageRun:
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
@@ -91,7 +91,8 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
     probe = nbformat.v4.new_code_cell(PROVENANCE_CODE)
     work = nbformat.v4.new_notebook(cells=cells + [probe], metadata=nb.metadata)
     with tempfile.TemporaryDirectory(prefix="studyguide-") as cwd:
-        km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(cwd, "kernel"))
+        # IPC sockets instead of TCP ports: parallel kernels cannot race for a port.
+        km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(cwd, "kernel"))
         client = NotebookClient(work, km=km, timeout=timeout, allow_errors=False, record_timing=False, coalesce_streams=True, resources={"metadata": {"path": cwd}})
         start = time.monotonic()
         try:
@@ -115,9 +116,6 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
         except (RuntimeError, TimeoutError, OSError) as exc:
             run.error, run.infra = f"{page}: kernel failed to start: {type(exc).__name__}: {_first_line(exc)}", True
             return run
-        finally:
-            if km.has_kernel:
-                km.shutdown_kernel(now=True)
         run.seconds = round(time.monotonic() - start, 2)
     text = "".join(o.get("text", "") for o in probe.outputs if o.get("output_type") == "stream")
     payload = next((l for l in text.splitlines() if l.startswith(PROVENANCE_MARK)), None)

@@ -31,6 +31,15 @@ class UnfoldForEpub(SphinxPostTransform):
                 node["hide_mode"] = None
 
 
+def exclude_css(app: Sphinx) -> None:
+    """Keep rejected stylesheets out of the EPUB package, even when an earlier build left them in _static."""
+    if app.builder.name != "epub":
+        return
+    for filename, _attrs in app.registry.css_files:
+        if any(bad in filename for bad in EPUB_EXCLUDED_CSS):
+            app.config.epub_exclude_files = [*app.config.epub_exclude_files, f"_static/{filename}"]
+
+
 def clean_page(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """For EPUB pages, drop rejected stylesheets and inline SVG icons."""
     if app.builder.name != "epub":
@@ -46,4 +55,5 @@ def clean_page(app: Sphinx, pagename: str, templatename: str, context: dict[str,
 def setup(app: Sphinx) -> None:
     """Register the EPUB transform and page hook."""
     app.add_post_transform(UnfoldForEpub)
+    app.connect("builder-inited", exclude_css)
     app.connect("html-page-context", clean_page)

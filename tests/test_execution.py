@@ -1,0 +1,114 @@
+"""Execution: each page runs once; rebuilds, prose edits and fresh clones execute nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import copy_project, studyguide
+
+SHAPE = "book/1-basics/tensor/shape-demo.md"
+GRAD = "book/2-intermediate/autograd/grad-demo.md"
+
+
+def executed(root: Path) -> list[str]:
+    return json.loads((root / "_build/execute-report.json").read_text())["executed"]
+
+
+def records(root: Path) -> list[tuple[str, bool]]:
+    """(hashkey, has provenance) of every jupyter-cache record; myst-nb's own records lack provenance."""
+    with sqlite3.connect(root / "_build/.jupyter_cache/global.db") as db:
+        rows = db.execute("select hashkey, data from nbcache order by hashkey").fetchall()
+    return [(key, "studyguide" in json.loads(data or "{}")) for key, data in rows]
+
+
+def page_html(root: Path, rel: str) -> str:
+    return (root / "_build/html" / rel.removeprefix("book/").replace(".md", ".html")).read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_project("minibook", tmp_path / "minibook")
+
+
+def test_second_build_prose_edit_and_code_edit(project: Path) -> None:
+    studyguide(project, "build", "html")
+    assert sorted(executed(project)) == sorted([SHAPE, GRAD, "book/3-advanced/performance/gpu-demo.md"])
+    first = records(project)
+    assert len(first) == 3 and all(has for _, has in first)
+
+    studyguide(project, "build", "html")  # second build: nothing executes, in the executor or in Sphinx
+    assert executed(project) == [] and records(project) == first
+
+    page = project / SHAPE
+    page.write_text(page.read_text(encoding="utf-8").replace("stride 的含义。", "stride 的含义，改过的一句话。"), encoding="utf-8")
+    studyguide(project, "build", "html")  # prose edit: re-read, not re-executed
+    assert executed(project) == [] and records(project) == first
+    assert "改过的一句话" in page_html(project, SHAPE)
+
+    grad = project / GRAD
+    grad.write_text(grad.read_text(encoding="utf-8").replace("y = x ** 3\n", "y = x ** 3  # 改过的代码\n"), encoding="utf-8")
+    studyguide(project, "build", "html")  # code edit: only that page runs again
+    assert executed(project) == [GRAD]
+    after = records(project)
+    assert len(after) == 4 and all(has for _, has in after)
+    assert "改过的代码" in page_html(project, GRAD)
+
+
+def test_fresh_clone_builds_the_same_site_without_executing(project: Path, tmp_path: Path) -> None:
+    studyguide(project, "build", "html")
+    clone = tmp_path / "clone"
+    shutil.copytree(project, clone, ignore=shutil.ignore_patterns("_build"))
+    studyguide(clone, "build", "--frozen", "html")
+    assert executed(clone) == []
+    assert not (clone / "_build/.jupyter_cache").exists() or all(has for _, has in records(clone))
+    for rel in (SHAPE, GRAD):
+        assert page_html(clone, rel) == page_html(project, rel)
+
+
+def test_frozen_mode_refuses_to_execute_stale_pages(project: Path) -> None:
+    studyguide(project, "execute")
+    page = project / SHAPE
+    page.write_text(page.read_text(encoding="utf-8").replace("m = torch.arange(6)", "m = torch.arange(6)  # 改"), encoding="utf-8")
+    proc = studyguide(project, "execute", "--frozen", check=False)
+    assert proc.returncode == 1
+    assert proc.stderr == f"{SHAPE}: outputs are stale (code changed since execution; run `make execute` and commit book/_executed/)\n"
+
+
+def test_store_is_reviewable_text_with_provenance(project: Path) -> None:
+    studyguide(project, "execute")
+    text = (project / "book/_executed/grad-demo.ipynb").read_text(encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    assert [c.cell_type for c in nb.cells] == ["code"] * 3  # code cells only: prose edits never touch it
+    assert [c.execution_count for c in nb.cells] == [1, 2, 3]
+    assert '"source": [' in text and "dy/dx = 27.0" in text  # line lists, readable in a diff
+    assert nb.cells[1].outputs[0].output_type == "error"  # the tagged cell kept its intended error
+    assert nb.cells[2].outputs[0].output_type == "display_data" and "image/png" in nb.cells[2].outputs[0].data
+    prov = nb.metadata.studyguide
+    assert prov.page == GRAD and prov.device_type in {"cpu", "cuda"} and prov.torch and prov.date
+    assert "execution" not in json.dumps([c.metadata for c in nb.cells])  # no timestamps
+
+
+def test_provenance_and_cpu_fallback_are_printed(project: Path) -> None:
+    studyguide(project, "build", "html")
+    html = page_html(project, "book/3-advanced/performance/gpu-demo.md")
+    assert "输出来源：" in html and "torch " in html
+    assert "CPU 回退" in html and "studyguide-cpu-fallback" in html
+    assert "CPU 回退" not in page_html(project, SHAPE)
+    env = (project / "_build/html/environment.html").read_text(encoding="utf-8")
+    assert "执行环境" in env and "<td><p>3</p></td>" in env
+
+
+def test_a_dead_kernel_is_retried_then_reported(project: Path) -> None:
+    page = project / SHAPE
+    text = page.read_text(encoding="utf-8").replace("m = torch.arange(6)", "import os\nos._exit(3)\nm = torch.arange(6)")
+    page.write_text(text, encoding="utf-8")
+    proc = studyguide(project, "execute", check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"{SHAPE}: kernel died: ") and len(proc.stderr.splitlines()) == 1
+    assert "3 attempts" not in proc.stdout  # failures do not print an ok line
