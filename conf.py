@@ -35,7 +35,7 @@ html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_css_files = ["studyguide.css"]
 html_search_language = "zh"
-html_last_updated_fmt = ""
+html_last_updated_fmt = None  # no build date: two builds give the same pages
 html_copy_source = False
 html_show_sourcelink = False
 html_theme_options = {
@@ -76,9 +76,14 @@ latex_elements = {
     "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxoverfull=0, verbatimmaxunderfull=0, hmargin={2.2cm,2.2cm}, vmargin={2.5cm,2.5cm}",
     "preamble": r"""
 \usepackage{bookmark}
+\bookmarksetup{numbered, depth=1}
 \ctexset{part/name={第,部分}, chapter/name={第,章}, chapter/number=\arabic{chapter}}
 \setcounter{secnumdepth}{-2}
+\AtBeginDocument{\setcounter{tocdepth}{1}}
 \newcommand{\studyguidepart}[1]{\setcounter{secnumdepth}{1}\part{#1}}
+% Chapters restart in every part, as in the website; hyperref anchors stay unique.
+\counterwithin*{chapter}{part}
+\renewcommand{\theHchapter}{\thepart.\arabic{chapter}}
 \AtBeginDocument{\renewcommand{\contentsname}{目录}}
 \renewcommand{\sphinxstyleindexlettergroup}[1]{}
 \renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}

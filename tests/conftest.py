@@ -42,6 +42,6 @@ def require_program(name: str) -> str:
 @pytest.fixture(scope="session")
 def built_minibook(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The fixture mini-book, executed and built to HTML, EPUB and PDF once per session."""
-    root = copy_project("minibook", tmp_path_factory.mktemp("minibook"))
+    root = copy_project("minibook", tmp_path_factory.mktemp("built") / "minibook")
     studyguide(root, "build")
     return root

@@ -29,13 +29,13 @@ def render_root(book: Book, config: Config, front: tuple[str, ...]) -> str:
     """The home page: title, lead, and one toctree for the front pages and one per tier."""
     out = [HEADER, f"# {config.title}\n", "```{only} html", config.description, "```\n"]
     front_entries = [*front, ENVIRONMENT_DOC]
-    out += ["```{toctree}", ":maxdepth: 1", ":caption: 前言", "", *front_entries, "```\n"]
+    out += ["(front-matter)=", "```{toctree}", ":maxdepth: 1", ":caption: 开始之前", "", *front_entries, "```\n"]
     for i, tier in enumerate(TIERS):
         chapters = book.chapters(tier.id)
         if not chapters:
             continue
         entries = [f"{tier.folder}/{topic.id}/index" for topic, _ in chapters]
-        out += ["```{toctree}", ":maxdepth: 2", ":numbered: 2", f":caption: {part_title(i, tier)}", "", *entries, "```\n"]
+        out += [f"(part-{tier.id})=", "```{toctree}", ":maxdepth: 2", ":numbered: 2", f":caption: {part_title(i, tier)}", "", *entries, "```\n"]
     return "\n".join(out)
 
 

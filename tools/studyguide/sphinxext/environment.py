@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .. import provenance
@@ -50,19 +52,38 @@ def _table(rows: list[provenance.SummaryRow], total: int) -> nodes.table:
     return table
 
 
-def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Replace every placeholder with the summary table and a short explanation."""
-    placeholders = list(doctree.findall(environment_summary))
-    if not placeholders:
-        return
+class EnvironmentSummary(SphinxPostTransform):
+    """Replace each placeholder once all pages are read; runs before references are resolved."""
+
+    default_priority = 5
+
+    def run(self, **kwargs: Any) -> None:
+        """Fill in every placeholder of this document."""
+        placeholders = list(self.document.findall(environment_summary))
+        if placeholders:
+            _fill(self.app, placeholders)
+
+
+def _fill(app: Sphinx, placeholders: list[environment_summary]) -> None:
+    """Replace the placeholders with the summary table, and list the CPU-fallback pages."""
     records = list(app.env.studyguide_provenance.values())
     rows = provenance.summarize(records)
     intro = nodes.paragraph(text=(
         "书中每一段输出都来自真实运行。下表汇总了各题输出的产生环境；"
         "每道题的标题下方也注明了它自己的设备、torch 版本与执行日期。"
     ))
+    content: list[nodes.Node] = [intro, _table(rows, len(records))]
+    book = getattr(app, "studyguide_book", None)
+    fallback = [q for q in (book.questions if book else ()) if provenance.is_cpu_fallback(q.needs_gpu, app.env.studyguide_provenance.get(q.docname))]
+    if fallback:
+        content.append(nodes.paragraph(text=f"以下 {len(fallback)} 道题的真实输出需要 GPU，本版中它们的输出是 CPU 上的回退结果："))
+        items = nodes.bullet_list()
+        for q in fallback:
+            ref = addnodes.pending_xref("", nodes.inline(text=q.title), refdomain="std", reftype="ref", reftarget=q.id, refexplicit=True, refwarn=True)
+            items += nodes.list_item("", nodes.paragraph("", "", ref))
+        content.append(items)
     for node in placeholders:
-        node.replace_self([intro, _table(rows, len(records))])
+        node.replace_self([n.deepcopy() for n in content])
 
 
 def init_env(app: Sphinx, env: Any, docnames: list[str]) -> None:
@@ -100,4 +121,4 @@ def setup(app: Sphinx) -> None:
     app.connect("env-purge-doc", purge)
     app.connect("env-merge-info", merge)
     app.connect("env-get-updated", outdated)
-    app.connect("doctree-resolved", resolve)
+    app.add_post_transform(EnvironmentSummary)

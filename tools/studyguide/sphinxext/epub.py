@@ -6,7 +6,9 @@ import re
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.builders.epub3 import Epub3Builder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 # Stylesheets that use CSS epubcheck rejects (empty custom properties, :has(), :is()).
@@ -29,6 +31,32 @@ class UnfoldForEpub(SphinxPostTransform):
                 node.replace_self(plain)
             elif node.get("hide_mode"):
                 node["hide_mode"] = None
+
+
+class TieredEpubBuilder(Epub3Builder):
+    """EPUB 3 whose table of contents groups chapters under their toctree caption (the tier)."""
+
+    name = "epub"
+
+    def get_refnodes(self, doctree: nodes.Node, result: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Like Sphinx's, but a captioned toctree becomes one level-1 entry holding its pages."""
+        if isinstance(doctree, addnodes.compact_paragraph) and doctree.get("toctree"):
+            caption = doctree[0] if len(doctree) and isinstance(doctree[0], nodes.title) else None
+            inner = super().get_refnodes(doctree, [])
+            if caption is None or not inner:
+                return result + inner
+            for item in inner:
+                item["level"] += 1
+            head = {"level": 1, "refuri": inner[0]["refuri"], "text": caption.astext()}
+            inner[0]["refuri"] = self._top_anchor(inner[0]["refuri"])  # distinct from the head, still in order
+            return result + [head, *inner]
+        return super().get_refnodes(doctree, result)
+
+    def _top_anchor(self, refuri: str) -> str:
+        """``page.xhtml#<id of its title>``: the same place as ``page.xhtml``, as a distinct link."""
+        docname = refuri.split("#")[0].removesuffix(self.out_suffix)
+        section = next(iter(self.env.get_doctree(docname).findall(nodes.section)), None)
+        return f"{refuri.split('#')[0]}#{section['ids'][0]}" if section is not None and section["ids"] else refuri
 
 
 def exclude_css(app: Sphinx) -> None:
@@ -54,6 +82,7 @@ def clean_page(app: Sphinx, pagename: str, templatename: str, context: dict[str,
 
 def setup(app: Sphinx) -> None:
     """Register the EPUB transform and page hook."""
+    app.add_builder(TieredEpubBuilder, override=True)
     app.add_post_transform(UnfoldForEpub)
     app.connect("builder-inited", exclude_css)
     app.connect("html-page-context", clean_page)

@@ -1,0 +1,96 @@
+"""Read built outputs with real tools: pypdf, poppler (pdftotext, pdffonts), epubcheck, the EPUB zip."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+from pypdf import PdfReader
+
+from conftest import require_program
+
+CM = 72 / 2.54
+
+
+def pdf_text(pdf: Path) -> str:
+    """All text of the PDF, extracted by pdftotext."""
+    return subprocess.run([require_program("pdftotext"), "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def pdf_fonts(pdf: Path) -> list[dict[str, str]]:
+    """pdffonts rows as dicts (name, type, emb, sub, ...)."""
+    out = subprocess.run([require_program("pdffonts"), str(pdf)], capture_output=True, text=True, check=True).stdout.splitlines()
+    rows = []
+    for line in out[2:]:
+        parts = line.split()
+        # name type [type2] encoding emb sub uni object ID
+        rows.append({"name": parts[0], "emb": parts[-5], "sub": parts[-4], "uni": parts[-3]})
+    return rows
+
+
+def outline_titles(pdf: Path) -> list[str]:
+    """Bookmark titles, depth first."""
+    def walk(items: list) -> list[str]:
+        out = []
+        for item in items:
+            out += walk(item) if isinstance(item, list) else [item.title]
+        return out
+    return walk(PdfReader(str(pdf)).outline)
+
+
+def words_outside(pdf: Path, margin: float = 1.5 * CM) -> list[tuple[int, str]]:
+    """(page, word) for every word closer than ``margin`` to a page edge: text that ran into the margin."""
+    xml = subprocess.run([require_program("pdftotext"), "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    bad = []
+    for n, (width, body) in enumerate(re.findall(r'<page width="([\d.]+)" height="[\d.]+">(.*?)</page>', xml, re.S), start=1):
+        for x0, x1, word in re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">(.*?)</word>', body):
+            if float(x0) < margin or float(x1) > float(width) - margin:
+                bad.append((n, word))
+    return bad
+
+
+def link_annotations(pdf: Path) -> int:
+    """Number of internal link annotations (clickable cross-references and TOC entries)."""
+    count = 0
+    for page in PdfReader(str(pdf)).pages:
+        for annot in page.get("/Annots") or []:
+            obj = annot.get_object()
+            if obj.get("/Subtype") == "/Link" and ("/Dest" in obj or "/A" in obj and obj["/A"].get("/S") == "/GoTo"):
+                count += 1
+    return count
+
+
+def epubcheck(epub: Path) -> subprocess.CompletedProcess:
+    """Run the real epubcheck (through java, which works even without binfmt_misc)."""
+    require_program("java")
+    return subprocess.run(["java", "-jar", require_program("epubcheck"), str(epub)], capture_output=True, text=True)
+
+
+def epub_files(epub: Path) -> dict[str, str]:
+    """Text files of the EPUB (xhtml, opf, ncx, css), by name."""
+    with zipfile.ZipFile(epub) as z:
+        return {n: z.read(n).decode("utf-8") for n in z.namelist() if n.endswith((".xhtml", ".opf", ".ncx", ".css"))}
+
+
+def opf_metadata(epub: Path) -> dict[str, list[str]]:
+    """Dublin Core metadata and meta properties of content.opf."""
+    root = ElementTree.fromstring(epub_files(epub)["content.opf"])
+    out: dict[str, list[str]] = {}
+    for el in root.iter():
+        tag = el.tag.split("}")[-1]
+        if el.text and el.text.strip():
+            out.setdefault(tag, []).append(el.text.strip())
+        if tag == "meta" and el.get("name") == "cover":
+            out.setdefault("cover", []).append(el.get("content", ""))
+        if tag == "item" and "cover-image" in (el.get("properties") or ""):
+            out.setdefault("cover-image", []).append(el.get("href", ""))
+    return out
+
+
+def visible_text(html: str) -> str:
+    """Text of an HTML page with tags, scripts and styles removed."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", "", html, flags=re.S)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))

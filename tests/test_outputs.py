@@ -1,0 +1,147 @@
+"""The fixture mini-book built to HTML, EPUB and PDF, checked with the real tools a reader's device would use."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from outputs import (epub_files, epubcheck, link_annotations, opf_metadata, outline_titles, pdf_fonts, pdf_text,
+                     visible_text, words_outside)
+
+PAGES = {
+    "shape": "1-basics/tensor/shape-demo",
+    "grad": "2-intermediate/autograd/grad-demo",
+    "gpu": "3-advanced/performance/gpu-demo",
+}
+
+
+def html(root: Path, key: str) -> str:
+    return (root / "_build/html" / f"{PAGES[key]}.html").read_text(encoding="utf-8")
+
+
+# --- PDF -------------------------------------------------------------------------------------------
+
+def test_pdf_text_is_extractable_chinese_with_parts_chapters_and_numbered_sections(built_minibook: Path) -> None:
+    text = pdf_text(built_minibook / "_build/minibook.pdf").replace(" ", "")
+    for expected in ("第一部分", "第三部分", "第1章张量基础与内存布局", "1.1转置之后为什么不连续？", "执行环境", "目录", "索引"):
+        assert expected in text, expected
+
+
+def test_pdf_prints_folded_content_provenance_and_cpu_fallback(built_minibook: Path) -> None:
+    text = pdf_text(built_minibook / "_build/minibook.pdf").replace(" ", "")
+    assert "调用contiguous()，它会拷贝出一块连续内存。" in text  # the dropdown's answer, printed in full
+    assert text.count("输出来源：") == 3 and "torch2." in text
+    assert "CPU回退" in text
+
+
+def test_pdf_fonts_are_embedded_noto_cjk(built_minibook: Path) -> None:
+    fonts = pdf_fonts(built_minibook / "_build/minibook.pdf")
+    assert fonts and all(f["emb"] == "yes" for f in fonts)
+    assert any("NotoSerifCJK" in f["name"] for f in fonts) and any("NotoSansCJK" in f["name"] for f in fonts)
+
+
+def test_pdf_has_bookmarks_links_and_a_sane_page_count(built_minibook: Path) -> None:
+    pdf = built_minibook / "_build/minibook.pdf"
+    titles = outline_titles(pdf)
+    assert {"第一部分 入门", "第二部分 中级", "第三部分 高阶"} <= set(titles)
+    assert any(t.endswith("转置之后为什么不连续？") for t in titles)
+    assert 8 <= len(PdfReader(str(pdf)).pages) <= 40
+    assert link_annotations(pdf) >= 10  # TOC entries and cross-references are clickable
+
+
+def test_pdf_log_has_no_missing_glyphs_and_no_text_in_the_margin(built_minibook: Path) -> None:
+    log = (built_minibook / "_build/latex/minibook.log").read_text(encoding="utf-8", errors="replace")
+    assert "Missing character" not in log
+    assert words_outside(built_minibook / "_build/minibook.pdf") == []
+
+
+def test_pdf_back_index_lists_the_api_entries(built_minibook: Path) -> None:
+    text = pdf_text(built_minibook / "_build/minibook.pdf")
+    index = text[text.rindex("索引"):]
+    for api in ("torch.Tensor.t", "torch.Tensor.backward", "torch.cuda.synchronize"):
+        assert api in index
+
+
+# --- EPUB ------------------------------------------------------------------------------------------
+
+def test_epubcheck_reports_no_errors_and_no_warnings(built_minibook: Path) -> None:
+    proc = epubcheck(built_minibook / "_build/minibook.epub")
+    assert "Messages: 0 fatals / 0 errors / 0 warnings" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def test_epub_metadata_and_cover(built_minibook: Path) -> None:
+    meta = opf_metadata(built_minibook / "_build/minibook.epub")
+    assert meta["title"] == ["迷你测试书"] and meta["creator"] == ["测试组"] and meta["language"] == ["zh-CN"]
+    assert meta.get("cover-image") or meta.get("cover")
+
+
+def test_epub_toc_groups_chapters_by_tier(built_minibook: Path) -> None:
+    nav = epub_files(built_minibook / "_build/minibook.epub")["nav.xhtml"]
+    top = re.findall(r"^        <li>\s*<a href=\"[^\"]+\">([^<]+)</a>", nav, re.M)
+    assert top[:1] == ["迷你测试书"] and "第一部分 入门" in top and "第三部分 高阶" in top
+    assert nav.index("第一部分 入门") < nav.index("张量基础与内存布局") < nav.index("第二部分 中级")
+
+
+def test_epub_is_self_contained_with_math_outputs_and_unfolded_content(built_minibook: Path) -> None:
+    files = epub_files(built_minibook / "_build/minibook.epub")
+    pages = {n: t for n, t in files.items() if n.endswith(".xhtml")}
+    for name, text in pages.items():
+        assert not re.search(r'(src|href)="https?://', text), name
+        assert "<details" not in text, name
+    shape = pages[f"{PAGES['shape']}.xhtml"]
+    assert "data:image/svg+xml" in shape or ".svg" in shape  # math as an image
+    assert "\\(" not in shape
+    assert "转置前 stride: (3, 1)" in shape  # code output visible
+    assert "它会拷贝出一块连续内存" in shape
+    assert "CPU 回退" in pages[f"{PAGES['gpu']}.xhtml"]
+
+
+# --- Website ---------------------------------------------------------------------------------------
+
+def test_every_page_links_the_downloads_which_exist(built_minibook: Path) -> None:
+    site = built_minibook / "_build/html"
+    for key in PAGES:
+        page = html(built_minibook, key)
+        assert 'href="../../downloads/minibook.pdf"' in page and 'href="../../downloads/minibook.epub"' in page
+    assert (site / "downloads/minibook.pdf").read_bytes() == (built_minibook / "_build/minibook.pdf").read_bytes()
+    assert (site / "downloads/minibook.epub").is_file()
+
+
+def test_site_needs_no_network(built_minibook: Path) -> None:
+    for page in (built_minibook / "_build/html").rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'<(script|link|img)[^>]+(src|href)="(https?:)?//', text), page
+
+
+def test_question_page_has_metadata_provenance_anchors_copy_buttons_math_and_links(built_minibook: Path) -> None:
+    page = html(built_minibook, "shape")
+    text = visible_text(page)
+    assert "入门 · 张量基础与内存布局 · 高频" in text
+    assert "输出来源：" in text and "执行" in text
+    for anchor in ("shape-demo", "question", "short-answer", "details", "related"):
+        assert f'id="{anchor}"' in page
+    assert "copybutton.js" in page
+    assert "data:image/svg+xml" in page  # imgmath, no MathJax CDN
+    assert 'href="../../2-intermediate/autograd/grad-demo.html#grad-demo"' in page
+    assert "1.1. " in text
+
+
+def test_chinese_search_index_is_segmented(built_minibook: Path) -> None:
+    raw = (built_minibook / "_build/html/searchindex.js").read_text(encoding="utf-8")
+    terms = json.loads(raw[raw.index("(") + 1 : raw.rindex(")")])["terms"]
+    assert {"转置", "反传", "连续"} <= set(terms)  # jieba split the sentences into words
+
+
+def test_environment_page_sums_up_the_pages(built_minibook: Path) -> None:
+    text = visible_text((built_minibook / "_build/html/environment.html").read_text(encoding="utf-8"))
+    assert re.search(r"\(CPU\)|（CPU）", text) and "合计 3" in text
+    assert "以下 1 道题的真实输出需要 GPU" in text and "GPU 计时为什么要同步？" in text
+
+
+@pytest.mark.parametrize("key", ["shape", "grad"])
+def test_no_cpu_fallback_note_on_cpu_pages(built_minibook: Path, key: str) -> None:
+    assert "studyguide-cpu-fallback" not in html(built_minibook, key)

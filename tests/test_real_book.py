@@ -1,0 +1,68 @@
+"""The real book, as `make` built it in _build/: sources valid, outputs fresh, PDF and EPUB sound."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from conftest import REPO, studyguide
+from outputs import epubcheck, opf_metadata, outline_titles, pdf_fonts, pdf_text, words_outside
+from studyguide.book import load_book
+from studyguide.config import load_config
+
+CONFIG = load_config(REPO)
+BUILD = REPO / CONFIG.build_dir
+PDF, EPUB = BUILD / f"{CONFIG.basename}.pdf", BUILD / f"{CONFIG.basename}.epub"
+BOOK = load_book(REPO / CONFIG.book_dir)
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    for path in (PDF, EPUB, BUILD / "html/index.html"):
+        if not path.is_file():
+            pytest.fail(f"{path} is missing: run `make` first (`make test` does)")
+    return BUILD
+
+
+def test_sources_are_valid_and_generated_files_match() -> None:
+    assert studyguide(REPO, "check").stdout.startswith(f"ok: {len(BOOK.questions)} questions")
+
+
+def test_every_page_has_fresh_stored_outputs_so_a_clone_executes_nothing() -> None:
+    out = studyguide(REPO, "status").stdout
+    assert f"{len(BOOK.questions)} pages: 0 stale" in out
+    assert "no stored outputs" not in out
+
+
+def test_book_has_questions_in_every_tier() -> None:
+    assert {q.tier for q in BOOK.questions} == {"basics", "intermediate", "advanced"}
+
+
+def test_pdf_is_sound(built: Path) -> None:
+    text = pdf_text(PDF).replace(" ", "")
+    for q in BOOK.questions:
+        assert q.title.replace(" ", "") in text, q.id
+    assert "第一部分" in text and "执行环境" in text and "输出来源：" in text
+    assert all(f["emb"] == "yes" for f in pdf_fonts(PDF))
+    titles = outline_titles(PDF)
+    assert {"第一部分 入门", "第二部分 中级", "第三部分 高阶", "索引"} <= set(titles)
+    pages = len(PdfReader(str(PDF)).pages)
+    assert 3 * len(BOOK.questions) <= pages <= 15 * len(BOOK.questions) + 20
+    log = (built / "latex" / f"{CONFIG.basename}.log").read_text(encoding="utf-8", errors="replace")
+    assert "Missing character" not in log
+    assert words_outside(PDF) == []
+
+
+def test_epub_is_sound(built: Path) -> None:
+    proc = epubcheck(EPUB)
+    assert "Messages: 0 fatals / 0 errors / 0 warnings" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    meta = opf_metadata(EPUB)
+    assert meta["language"] == ["zh-CN"] and meta["title"] == [CONFIG.title]
+
+
+def test_site_pages_exist_for_every_question(built: Path) -> None:
+    for q in BOOK.questions:
+        page = (built / "html" / f"{q.docname}.html").read_text(encoding="utf-8")
+        assert "输出来源：" in page and f'id="{q.id}"' in page

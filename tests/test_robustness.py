@@ -1,0 +1,80 @@
+"""Failed builds keep the last good outputs; missing tools get a one-line install hint; builds repeat exactly."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO, copy_project, studyguide
+from outputs import epub_files, pdf_text
+
+SHAPE = "book/1-basics/tensor/shape-demo.md"
+
+
+def clone_built(built: Path, dest: Path) -> Path:
+    shutil.copytree(built, dest, symlinks=True)
+    return dest
+
+
+def test_failed_pdf_build_keeps_the_last_good_pdf(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    pdf = root / "_build/minibook.pdf"
+    before = pdf.read_bytes()
+    page = root / SHAPE
+    page.write_text(page.read_text(encoding="utf-8").replace("## 易错点", "```{raw} latex\n\\undefinedmacroxyz\n```\n\n## 易错点"), encoding="utf-8")
+    proc = studyguide(root, "build", "pdf", check=False)
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("PDF: xelatex failed: minibook.tex:") and "Undefined control sequence" in line
+    assert "the last good PDF was kept" in line
+    assert pdf.read_bytes() == before
+    assert (root / "_build/html/downloads/minibook.pdf").read_bytes() == before
+
+
+def test_failed_epub_build_keeps_the_last_good_epub(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    epub = root / "_build/minibook.epub"
+    before = epub.read_bytes()
+    page = root / SHAPE
+    page.write_text(page.read_text(encoding="utf-8").replace("{ref}`grad-demo`", "{ref}`no-such-question`"), encoding="utf-8")
+    proc = studyguide(root, "build", "epub", check=False)
+    assert proc.returncode == 1
+    assert "undefined label: 'no-such-question'" in proc.stderr
+    assert proc.stderr.splitlines()[-1] == "epub: Sphinx stopped with the warnings or errors above; the last good output was kept"
+    assert epub.read_bytes() == before
+
+
+def test_missing_tex_and_fonts_name_the_install_command(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    env = {**os.environ, "PATH": str(empty)}
+    proc = subprocess.run([sys.executable, "-m", "studyguide.cli", "--root", str(root), "build", "pdf"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("PDF: missing program 'xelatex', program 'latexmk'")
+    assert "font 'Noto Serif CJK SC'" in line
+    assert "(install with: sudo apt-get install -y " in line and "texlive-xetex" in line and "fonts-noto-cjk" in line
+
+
+def test_doctor_reports_everything_present() -> None:
+    proc = studyguide(REPO, "doctor")
+    assert proc.stdout.splitlines() == ["ok: PDF", "ok: EPUB check", "ok: PDF checks"]
+
+
+def test_two_builds_from_the_same_sources_give_the_same_text(built_minibook: Path, tmp_path: Path) -> None:
+    again = copy_project("minibook", tmp_path / "again")
+    shutil.copytree(built_minibook / "book/_executed", again / "book/_executed")  # same outputs, no re-execution
+    studyguide(again, "build", "--frozen")
+    assert pdf_text(again / "_build/minibook.pdf") == pdf_text(built_minibook / "_build/minibook.pdf")
+    first, second = epub_files(built_minibook / "_build/minibook.epub"), epub_files(again / "_build/minibook.epub")
+    assert sorted(first) == sorted(second)
+    for name in first:
+        if name != "content.opf":  # it carries the build time (dcterms:modified)
+            assert first[name] == second[name], name
+    for page in sorted((built_minibook / "_build/html").rglob("*.html")):
+        rel = page.relative_to(built_minibook / "_build/html")
+        assert page.read_text(encoding="utf-8") == (again / "_build/html" / rel).read_text(encoding="utf-8"), rel
