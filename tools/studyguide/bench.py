@@ -1,0 +1,112 @@
+"""Benchmark (``make bench``): build times of a ~150-page book made from the real pages; prints figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .book import load_book
+from .config import load_config
+from .notebook import STORE_DIR
+
+TARGETS = {"noop": 15.0, "prose_html": 10.0, "clean_all": 180.0}
+
+
+def make_book(src: Path, dest: Path, pages: int) -> int:
+    """Copy the project to ``dest`` and replicate its question pages (new ids, same code) up to ``pages``."""
+    config = load_config(src)
+    shutil.copy(src / "pyproject.toml", dest / "pyproject.toml")
+    shutil.copytree(src / config.book_dir, dest / config.book_dir, ignore=shutil.ignore_patterns("index.md", "environment.md"))
+    book_dir = dest / config.book_dir
+    questions = load_book(book_dir).questions
+    copies = 0
+    while len(questions) * (copies + 1) < pages:
+        copies += 1
+        for q in questions:
+            text = (book_dir / q.path).read_text(encoding="utf-8")
+            text = re.sub(r"^(  id: )(\S+)$", rf"\g<1>\g<2>-copy{copies}", text, count=1, flags=re.M)
+            text = re.sub(r"^(# .*)$", rf"\g<1>（副本 {copies}）", text, count=1, flags=re.M)
+            (book_dir / q.path).with_name(f"{Path(q.path).stem}-copy{copies}.md").write_text(text, encoding="utf-8")
+            stored = book_dir / STORE_DIR / f"{q.id}.ipynb"
+            shutil.copy(stored, stored.with_name(f"{q.id}-copy{copies}.ipynb"))
+    return len(questions) * (copies + 1)
+
+
+def timed(root: Path, *args: str) -> float:
+    """Seconds one ``studyguide`` command takes, in a fresh process as a user would run it."""
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "studyguide.cli", "--root", str(root), *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: studyguide {' '.join(args)} failed:\n{proc.stderr}")
+    return time.monotonic() - start
+
+
+def executed(root: Path) -> int:
+    """Pages the last execute step ran."""
+    return len(json.loads((root / "_build/execute-report.json").read_text())["executed"])
+
+
+def run(src: Path, pages: int) -> dict[str, float]:
+    """Measure every figure of issue #2's benchmark and return them."""
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="studyguide-bench-") as tmp:
+        root = Path(tmp)
+        figures["pages"] = make_book(src, root, pages)
+        figures["warm_cache_import"] = timed(root, "execute", "--frozen")  # imports the store: a warm cache
+        build = root / "_build"
+        for fmt in ("html", "epub", "pdf"):
+            for stale in ("doctrees", fmt if fmt != "pdf" else "latex", "html"):
+                shutil.rmtree(build / stale, ignore_errors=True)
+            figures[f"clean_{fmt}"] = timed(root, "build", "--frozen", fmt)
+        for stale in ("doctrees", "html", "epub", "latex"):
+            shutil.rmtree(build / stale, ignore_errors=True)
+        figures["clean_all"] = timed(root, "build", "--frozen")
+        figures["noop"] = timed(root, "build")
+        figures["cells_executed_second_build"] = executed(root)
+        page = next((root / "book").glob("1-basics/*/*.md"))
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace("## 考点\n\n", "## 考点\n\n（基准测试改动的一句话。）", 1), encoding="utf-8")
+        figures["prose_html"] = timed(root, "build", "html")
+        figures["cells_executed_prose_edit"] = executed(root)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the benchmark table; exit 1 when a target is missed."""
+    p = argparse.ArgumentParser(prog="python -m studyguide.bench", description=__doc__)
+    p.add_argument("--root", type=Path, default=Path.cwd())
+    p.add_argument("--pages", type=int, default=150, help="question pages in the synthetic book")
+    args = p.parse_args(argv)
+    f = run(args.root.resolve(), args.pages)
+    rows = [
+        ("question pages", f"{f['pages']:.0f}", ""),
+        ("import stored outputs into the cache", f"{f['warm_cache_import']:.1f} s", ""),
+        ("clean build, HTML (warm cache)", f"{f['clean_html']:.1f} s", ""),
+        ("clean build, EPUB (warm cache)", f"{f['clean_epub']:.1f} s", ""),
+        ("clean build, PDF (warm cache)", f"{f['clean_pdf']:.1f} s", ""),
+        ("clean build, all formats (warm cache)", f"{f['clean_all']:.1f} s", f"<= {TARGETS['clean_all']:.0f} s"),
+        ("no-op rebuild, all formats", f"{f['noop']:.1f} s", f"<= {TARGETS['noop']:.0f} s"),
+        ("one-page prose edit, HTML", f"{f['prose_html']:.1f} s", f"<= {TARGETS['prose_html']:.0f} s"),
+        ("cells executed on the second build", f"{f['cells_executed_second_build']:.0f}", "0"),
+        ("cells executed after a prose edit", f"{f['cells_executed_prose_edit']:.0f}", "0"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measure':{width}}  {'figure':>9}  target")
+    for name, value, target in rows:
+        print(f"{name:{width}}  {value:>9}  {target}")
+    missed = [k for k, limit in TARGETS.items() if f[k] > limit]
+    missed += [k for k in ("cells_executed_second_build", "cells_executed_prose_edit") if f[k]]
+    if missed:
+        print("missed: " + ", ".join(missed))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
