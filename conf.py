@@ -95,7 +95,7 @@ latex_additional_files: list[str] = []
 
 # EPUB
 epub_show_urls = "no"
-epub_exclude_files = [".buildinfo", ".buildinfo.bak"]
+epub_exclude_files = [".buildinfo", ".buildinfo.bak", "_static/readme-pdf-page.png"]
 epub_use_index = True
 epub_tocdepth = 3
 epub_math_renderer = "imgmath"
