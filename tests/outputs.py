@@ -8,9 +8,8 @@ import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
-from pypdf import PdfReader
-
 from conftest import require_program
+from pypdf import PdfReader
 
 CM = 72 / 2.54
 

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, studyguide
 
 CASES = sorted(p.name for p in (FIXTURES / "bad-pages").iterdir() if p.is_dir() and not p.name.startswith("_"))

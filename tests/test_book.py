@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pages import BODY, TOPICS_YML, page
 from studyguide.book import parse_book
 from studyguide.errors import BookError

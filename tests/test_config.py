@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from studyguide.config import Config, load_config, parse_config
 from studyguide.errors import ConfigError
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from conftest import copy_project, studyguide
 
 SHAPE = "book/1-basics/tensor/shape-demo.md"

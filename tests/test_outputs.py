@@ -7,10 +7,18 @@ import re
 from pathlib import Path
 
 import pytest
+from outputs import (
+    epub_files,
+    epubcheck,
+    link_annotations,
+    opf_metadata,
+    outline_titles,
+    pdf_fonts,
+    pdf_text,
+    visible_text,
+    words_outside,
+)
 from pypdf import PdfReader
-
-from outputs import (epub_files, epubcheck, link_annotations, opf_metadata, outline_titles, pdf_fonts, pdf_text,
-                     visible_text, words_outside)
 
 PAGES = {
     "shape": "1-basics/tensor/shape-demo",

@@ -5,10 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader
-
 from conftest import REPO, studyguide
-from outputs import epubcheck, opf_metadata, outline_titles, pdf_fonts, pdf_text, words_outside
+from outputs import (
+    epubcheck,
+    opf_metadata,
+    outline_titles,
+    pdf_fonts,
+    pdf_text,
+    words_outside,
+)
+from pypdf import PdfReader
 from studyguide.book import load_book
 from studyguide.config import load_config
 

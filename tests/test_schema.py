@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pages import meta, page
 from studyguide import frontmatter, schema
 from studyguide.schema import Context, Topic

@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import ConfigError, did_you_mean
 
@@ -31,6 +32,7 @@ def _relpath(value: Any) -> str | None:
 
 def _count(low: int) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
+        """None when ``value`` is an integer >= ``low``, else the message."""
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= low
         return None if ok else f"expected an integer >= {low}"
 

@@ -76,14 +76,18 @@ def prepare_ipython_dir(path: Path) -> Path:
 
 
 def _first_line(text: str) -> str:
-    lines = [l for l in str(text).strip().splitlines() if l.strip()]
+    lines = [s for s in str(text).strip().splitlines() if s.strip()]
     return lines[0].strip() if lines else ""
 
 
 def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: int, ipython_dir: Path) -> PageRun:
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    from nbclient.exceptions import (
+        CellExecutionError,
+        CellTimeoutError,
+        DeadKernelError,
+    )
 
     run = PageRun(page)
     env = dict(os.environ, IPYTHONDIR=str(ipython_dir), MPLBACKEND="module://matplotlib_inline.backend_inline", PYDEVD_DISABLE_FILE_VALIDATION="1")
@@ -118,7 +122,7 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
             return run
         run.seconds = round(time.monotonic() - start, 2)
     text = "".join(o.get("text", "") for o in probe.outputs if o.get("output_type") == "stream")
-    payload = next((l for l in text.splitlines() if l.startswith(PROVENANCE_MARK)), None)
+    payload = next((s for s in text.splitlines() if s.startswith(PROVENANCE_MARK)), None)
     if payload is None:
         run.error = f"{page}: provenance probe printed nothing"
         return run

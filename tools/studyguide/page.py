@@ -93,11 +93,11 @@ def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
         line = found[0][0] if found else body_line
         problems.append(Problem(path, line, "sections", msg, "use, in order: " + " / ".join(SECTIONS)))
     if not outline.code_cells_by_section.get(CODE_SECTION):
-        line = next((l for l, t in found if t == CODE_SECTION), body_line)
+        line = next((n for n, t in found if t == CODE_SECTION), body_line)
         problems.append(Problem(path, line, CODE_SECTION, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
     if outline.index_entries == 0:
         problems.append(Problem(path, body_line, "index", "no {index} entries", "add e.g. {index}`torch.Tensor.view` for the APIs discussed"))
     if not outline.refs_by_section.get(LINK_SECTION):
-        line = next((l for l, t in found if t == LINK_SECTION), body_line)
+        line = next((n for n, t in found if t == LINK_SECTION), body_line)
         problems.append(Problem(path, line, LINK_SECTION, "no cross-reference", "link related questions with {ref}`question-id`"))
     return problems

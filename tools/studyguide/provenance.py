@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 UNRECORDED = "未记录（页面在 Sphinx 构建中被直接执行；请运行 make execute）"
 

@@ -39,6 +39,7 @@ def _table(rows: list[provenance.SummaryRow], total: int) -> nodes.table:
     group += body
 
     def row(cells: list[str], parent: nodes.Element) -> None:
+        """Append one table row."""
         r = nodes.row()
         for text in cells:
             r += nodes.entry("", nodes.paragraph(text=text))
