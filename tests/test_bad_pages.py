@@ -32,3 +32,20 @@ def test_base_book_is_valid(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "bad-pages" / "_base", tmp_path, dirs_exist_ok=True)
     studyguide(tmp_path, "sync")
     assert studyguide(tmp_path, "check").stdout.startswith("ok: 1 questions")
+
+
+def test_checking_and_executing_named_pages_ignores_other_broken_pages(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "bad-pages" / "_base", tmp_path, dirs_exist_ok=True)
+    shutil.copytree(FIXTURES / "bad-pages" / "unknown-topic", tmp_path, dirs_exist_ok=True)
+    good = "book/1-basics/tensor/good.md"
+    assert studyguide(tmp_path, "check", check=False).returncode == 1
+    assert studyguide(tmp_path, "check", good).stdout == "ok: 1 page(s) valid\n"
+    (tmp_path / "book/_executed").mkdir()
+    other = tmp_path / "book/_executed/someone-elses-page.ipynb"
+    other.write_text("{}", encoding="utf-8")
+    proc = studyguide(tmp_path, "execute", good, check=False)
+    assert proc.stderr == f"{other}: not a valid executed notebook: Notebook could not be converted from version 1 to version 2 because it's missing a key: cells (delete it and run `make execute`)\n"
+    other.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    studyguide(tmp_path, "execute", good)
+    assert (tmp_path / "book/_executed/good.ipynb").is_file()
+    assert (tmp_path / "book/_executed/someone-elses-page.ipynb").is_file()  # not pruned by a partial run

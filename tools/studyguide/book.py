@@ -117,8 +117,14 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
     return question, problems + meta_problems
 
 
-def parse_book(sources: Mapping[str, str], prefix: str = "book") -> Book:
-    """Parse all sources into a ``Book``; raise ``BookError`` listing every problem at once."""
+def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collection[str] | None = None) -> Book:
+    """Parse all sources into a ``Book``; raise ``BookError`` listing every problem at once.
+
+    With ``only`` (paths in the book), the book holds just those pages and only their problems count:
+    an author can check and run a page while other pages are half written.
+    """
+    if only is not None:
+        sources = {rel: text for rel, text in sources.items() if rel == TOPICS_FILE or rel in only}
     topic_list, problems = _parse_topics(sources, prefix)
     topics = {t.id: t for t in topic_list}
     questions: list[Question] = []
@@ -146,6 +152,11 @@ def parse_book(sources: Mapping[str, str], prefix: str = "book") -> Book:
     return Book(tuple(topic_list), tuple(questions))
 
 
-def load_book(book_dir: Path, prefix: str = "book") -> Book:
-    """Read and parse the book in ``book_dir``."""
-    return parse_book(read_sources(book_dir), prefix)
+def load_book(book_dir: Path, prefix: str = "book", only: Collection[str] | None = None) -> Book:
+    """Read and parse the book in ``book_dir`` (only the pages in ``only``, when given)."""
+    sources = read_sources(book_dir)
+    if only is not None:
+        unknown = sorted(set(only) - set(sources))
+        if unknown:
+            raise BookError([Problem(f"{prefix}/{rel}", 1, "path", "no such question page", "give paths like book/1-basics/tensor/x.md") for rel in unknown])
+    return parse_book(sources, prefix, only)

@@ -17,8 +17,13 @@ from .config import Config, load_config
 from .errors import BuildError, StudyguideError
 
 
-def _book(root: Path, config: Config) -> Book:
-    return load_book(root / config.book_dir, prefix=config.book_dir)
+def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
+    only = None
+    if pages:
+        book_dir = (root / config.book_dir).resolve()
+        full = [(Path(p) if Path(p).is_absolute() else root / p).resolve() for p in pages]
+        only = {f.relative_to(book_dir).as_posix() if f.is_relative_to(book_dir) else str(f) for f in full}
+    return load_book(root / config.book_dir, prefix=config.book_dir, only=only)
 
 
 def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncReport:
@@ -28,8 +33,11 @@ def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncR
 
 
 def cmd_check(args: argparse.Namespace, root: Path, config: Config) -> int:
-    """Validate every page, and fail when generated files are stale or edited by hand."""
-    book = _book(root, config)
+    """Validate every page (or the pages given), and fail when generated files are stale or edited by hand."""
+    book = _book(root, config, args.pages)
+    if args.pages:
+        print(f"ok: {len(book.questions)} page(s) valid")
+        return 0
     report = _sync(root, config, book, check=True)
     stale = report.problems(config.book_dir)
     if stale:
@@ -53,7 +61,7 @@ def _execute(args: argparse.Namespace, root: Path, config: Config, book: Book) -
     layout = build_mod.Layout(root, config)
     report = execute_mod.execute(
         book, layout.book, layout.cache, prefix=config.book_dir, jobs=args.jobs or config.jobs,
-        timeout=config.cell_timeout, retries=config.retries, frozen=args.frozen, force=getattr(args, "force", False),
+        timeout=config.cell_timeout, retries=config.retries, frozen=args.frozen, force=getattr(args, "force", False), prune=not getattr(args, "pages", None),
     )
     layout.build.mkdir(parents=True, exist_ok=True)
     (layout.build / "execute-report.json").write_text(json.dumps(asdict(report), ensure_ascii=False, indent=1) + "\n")
@@ -62,9 +70,10 @@ def _execute(args: argparse.Namespace, root: Path, config: Config, book: Book) -
 
 
 def cmd_execute(args: argparse.Namespace, root: Path, config: Config) -> int:
-    """Execute stale pages in parallel and store their outputs in book/_executed/."""
-    book = _book(root, config)
-    _sync(root, config, book, check=False)
+    """Execute stale pages (or the stale pages given) in parallel; store their outputs in book/_executed/."""
+    book = _book(root, config, args.pages)
+    if not args.pages:
+        _sync(root, config, book, check=False)
     _execute(args, root, config, book)
     return 0
 
@@ -121,7 +130,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="studyguide", description="Build the PyTorch interview study guide.")
     p.add_argument("--root", type=Path, default=Path.cwd(), help="project root (holds pyproject.toml and the book folder)")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("check", help=cmd_check.__doc__)
+    s = sub.add_parser("check", help=cmd_check.__doc__)
+    s.add_argument("pages", nargs="*", help="check only these question pages (paths from the project root)")
     sub.add_parser("sync", help=cmd_sync.__doc__)
     for name, func in (("execute", cmd_execute), ("build", cmd_build)):
         s = sub.add_parser(name, help=func.__doc__)
@@ -129,6 +139,7 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--frozen", action="store_true", help="execute nothing; fail if any page's stored outputs are stale")
         if name == "execute":
             s.add_argument("--force", action="store_true", help="execute every page, not only stale ones")
+            s.add_argument("pages", nargs="*", help="execute only these question pages (paths from the project root)")
         else:
             s.add_argument("formats", nargs="*", help="formats to build: html, epub, pdf (default: all)")
             s.add_argument("--sphinx-jobs", type=int, default=1, help="parallel Sphinx readers")

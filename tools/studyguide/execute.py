@@ -68,11 +68,13 @@ def execute(
     retries: int = 2,
     frozen: bool = False,
     force: bool = False,
+    prune: bool = True,
     progress: Callable[[str], None] = lambda line: print(line, flush=True),
 ) -> ExecuteReport:
     """Import the store into the cache, run stale pages (all with ``force``), export their outputs.
 
     With ``frozen`` nothing runs: stale pages raise ``ExecutionError``, as on CI's fresh clone.
+    With ``prune`` stored outputs of pages that no longer exist are deleted (only for a whole book).
     """
     start = time.monotonic()
     report = ExecuteReport()
@@ -88,7 +90,7 @@ def execute(
     for s in states:
         if s.fresh and notebook.import_entry(cache, store[s.question.id]):
             report.imported += 1
-    if not frozen:
+    if prune and not frozen:
         ids = {q.id for q in book.questions}
         for stem, entry in store.items():
             if stem not in ids:

@@ -10,6 +10,8 @@ from typing import Any
 
 import nbformat
 
+from .errors import ExecutionError
+
 # The MyST syntax extensions of the book; conf.py uses the same list, so cells read identically.
 MYST_EXTENSIONS = ("colon_fence", "dollarmath", "deflist")
 STORE_DIR = "_executed"
@@ -89,7 +91,12 @@ def read_store(store_dir: Path) -> dict[str, StoreEntry]:
     entries = {}
     for path in sorted(store_dir.glob("*.ipynb")):
         text = path.read_text(encoding="utf-8")
-        nb = nbformat.reads(text, as_version=4)
+        try:
+            nb = nbformat.reads(text, as_version=4)
+            nbformat.validate(nb)
+        except Exception as exc:  # nbformat raises several unrelated types
+            reason = str(exc).splitlines()[0]
+            raise ExecutionError(f"{path}: not a valid executed notebook: {reason} (delete it and run `make execute`)") from None
         entries[path.stem] = StoreEntry(path, text, cache_key(nb))
     return entries
 
