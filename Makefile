@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 FLAGS  := $(if $(FROZEN),--frozen,)
 PYTEST ?=
 
-.PHONY: all setup deps test check sync execute html epub pdf serve bench status doctor new clean
+.PHONY: all setup deps test check sync indexes execute sheets html epub pdf serve bench status doctor new clean
 
 all: setup
 	$(SG) build $(FLAGS)
@@ -28,13 +28,13 @@ test: all
 check: $(STAMP)
 	$(SG) check
 
-sync: $(STAMP)
+sync indexes: $(STAMP)
 	$(SG) sync
 
 execute: $(STAMP)
 	$(SG) execute $(FLAGS)
 
-html epub pdf: setup
+sheets html epub pdf: setup
 	$(SG) build $(FLAGS) $@
 
 status: $(STAMP)

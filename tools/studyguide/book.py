@@ -113,7 +113,8 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
     ctx = schema.Context(topics, tier, chapter)
     question, meta_problems = schema.validate(fm, where, ctx, outline.title)
     if question is not None:
-        question = dataclasses.replace(question, path=rel)
+        snippet = outline.snippets[0][1] if outline.snippets else ""
+        question = dataclasses.replace(question, path=rel, snippet=snippet)
     return question, problems + meta_problems
 
 

@@ -10,11 +10,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import programs
+from . import notebook, programs, sheets
+from .book import Book
 from .config import Config
 from .errors import BuildError
 
-FORMATS = ("html", "epub", "pdf")
+FORMATS = ("sheets", "html", "epub", "pdf")  # sheets first: the site links their PDFs
 _MISSING_RE = re.compile(r"Missing character: There is no (.+?) in font (.+?)!")
 _TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
 
@@ -60,6 +61,11 @@ class Layout:
     def epub(self) -> Path:
         """The promoted EPUB, under a stable name."""
         return self.build / f"{self.config.basename}.epub"
+
+    @property
+    def sheets(self) -> Path:
+        """The cheat-sheet PDFs, one per topic plus the 高频 sheet."""
+        return self.build / "cheatsheets"
 
     def outdir(self, builder: str) -> Path:
         """Sphinx's working output folder for a builder."""
@@ -165,14 +171,24 @@ def build_html(layout: Layout, jobs: int = 1) -> Path:
     return layout.html / "index.html"
 
 
-def build(layout: Layout, formats: tuple[str, ...] = FORMATS, jobs: int = 1) -> BuildReport:
-    """Build the requested formats in order html, epub, pdf; each is timed."""
+def build_sheets(layout: Layout, book: Book) -> Path:
+    """Typeset the cheat sheets (Typst) into _build/cheatsheets/ and the site's downloads."""
+    programs.require("cheat sheets", programs.SHEETS)
+    dates = {qid: str(entry.provenance.get("date", "")) for qid, entry in notebook.read_store(layout.book / notebook.STORE_DIR).items()}
+    sheets.build_sheets(book, layout.sheets, layout.config.title, layout.config.edition, dates, layout.html / "downloads" / "cheatsheets")
+    return layout.sheets
+
+
+def build(layout: Layout, book: Book, formats: tuple[str, ...] = FORMATS, jobs: int = 1) -> BuildReport:
+    """Build the requested formats in order sheets, html, epub, pdf; each is timed."""
     report = BuildReport()
+    steps = {"sheets": lambda: build_sheets(layout, book), "html": lambda: build_html(layout, jobs),
+             "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout)}
     for fmt in FORMATS:
         if fmt not in formats:
             continue
         start = time.monotonic()
-        out = {"html": lambda: build_html(layout, jobs), "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout)}[fmt]()
+        out = steps[fmt]()
         report.seconds[fmt] = round(time.monotonic() - start, 2)
         report.outputs.append(str(out))
     return report

@@ -88,7 +88,7 @@ def cmd_build(args: argparse.Namespace, root: Path, config: Config) -> int:
     _sync(root, config, book, check=False)
     _execute(args, root, config, book)
     layout = build_mod.Layout(root, config)
-    report = build_mod.build(layout, tuple(args.formats or build_mod.FORMATS), jobs=args.sphinx_jobs)
+    report = build_mod.build(layout, book, tuple(args.formats or build_mod.FORMATS), jobs=args.sphinx_jobs)
     for fmt, secs in report.seconds.items():
         print(f"built {fmt:5s} in {secs:6.1f} s")
     print(f"outputs: {layout.html / 'index.html'}, {layout.pdf}, {layout.epub} ({time.monotonic() - start:.1f} s in all)")
@@ -141,7 +141,7 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--force", action="store_true", help="execute every page, not only stale ones")
             s.add_argument("pages", nargs="*", help="execute only these question pages (paths from the project root)")
         else:
-            s.add_argument("formats", nargs="*", help="formats to build: html, epub, pdf (default: all)")
+            s.add_argument("formats", nargs="*", help="formats to build: sheets, html, epub, pdf (default: all)")
             s.add_argument("--sphinx-jobs", type=int, default=1, help="parallel Sphinx readers")
     s = sub.add_parser("status", help=cmd_status.__doc__)
     s.add_argument("--strict", action="store_true", help="fail if a page that needs a GPU has no GPU outputs")

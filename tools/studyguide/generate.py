@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import indexes, sheets
 from .book import GENERATED_MARK, Book, is_generated
 from .config import Config
 from .schema import TIERS, Question, Tier, Topic
@@ -36,6 +37,9 @@ def render_root(book: Book, config: Config, front: tuple[str, ...]) -> str:
             continue
         entries = [f"{tier.folder}/{topic.id}/index" for topic, _ in chapters]
         out += [f"(part-{tier.id})=", "```{toctree}", ":maxdepth: 2", ":numbered: 2", f":caption: {part_title(i, tier)}", "", *entries, "```\n"]
+    if book.questions:  # website only: the PDF has its index, the sheets are PDFs of their own
+        out += ["````{only} builder_html", "```{toctree}", ":maxdepth: 1", ":caption: 索引与速查", "",
+                f"{indexes.TOPICS_DIR}/index", f"{indexes.SHEETS_DIR}/index", "```", "````\n"]
     return "\n".join(out)
 
 
@@ -63,6 +67,16 @@ def plan(book: Book, config: Config, front: tuple[str, ...] = ()) -> dict[str, s
     for tier in TIERS:
         for i, (topic, questions) in enumerate(book.chapters(tier.id)):
             files[f"{tier.folder}/{topic.id}/index.md"] = render_chapter(tier, topic, questions, i == 0)
+    if book.questions:
+        sheet_list = sheets.plan(book)
+        names = {s.name for s in sheet_list}
+        files[f"{indexes.TOPICS_DIR}/index.md"] = indexes.render_overview(book, HEADER)
+        for topic in book.topics:
+            if any(topic.id in q.topics for q in book.questions):
+                files[f"{indexes.TOPICS_DIR}/{topic.id}.md"] = indexes.render_topic(book, topic, HEADER, topic.id in names)
+        files[f"{indexes.SHEETS_DIR}/index.md"] = indexes.render_sheet_index(sheet_list, HEADER)
+        for sheet in sheet_list:
+            files[f"{indexes.SHEETS_DIR}/{sheet.name}.md"] = indexes.render_sheet_page(sheet, HEADER)
     return dict(sorted(files.items()))
 
 

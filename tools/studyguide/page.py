@@ -14,6 +14,9 @@ SECTION_IDS: dict[str, str] = {
     "易错点": "pitfalls", "追问": "follow-ups", "关联": "related",
 }
 CODE_SECTION = "详解"
+CHEATSHEET_TAG = "cheatsheet"  # a code cell with this tag is the page's snippet on the cheat sheets
+SNIPPET_MAX_LINES = 8
+SNIPPET_MAX_WIDTH = 64
 LINK_SECTION = "关联"
 _FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -29,6 +32,7 @@ class Outline:
     code_cells_by_section: dict[str, int] = field(default_factory=dict)
     index_entries: int = 0
     refs_by_section: dict[str, int] = field(default_factory=dict)
+    snippets: list[tuple[int, str]] = field(default_factory=list)  # (line, code) of cells tagged cheatsheet
 
     @property
     def title(self) -> str:
@@ -40,12 +44,18 @@ def scan(text: str, first_line: int = 1) -> Outline:
     """Scan a page body (text after the front matter) for headings, cells, index entries and links."""
     out = Outline()
     fence: tuple[str, int] | None = None
+    cell: list[str] | None = None  # lines of the code cell being read
     section = ""
     for n, line in enumerate(text.splitlines(), start=first_line):
         m = _FENCE_RE.match(line)
         if fence:
             if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1] and not m.group(3).strip():
                 fence = None
+                if cell is not None:
+                    _note_snippet(out, cell)
+                cell = None
+            elif cell is not None:
+                cell.append(line)
             elif "{index}" in line:
                 out.index_entries += 1
             continue
@@ -53,6 +63,7 @@ def scan(text: str, first_line: int = 1) -> Outline:
             fence = (m.group(2)[0], len(m.group(2)))
             info = m.group(3).strip()
             if info.startswith("{code-cell}"):
+                cell = [str(n)]
                 out.code_cells.append(n)
                 out.code_cells_by_section[section] = out.code_cells_by_section.get(section, 0) + 1
             elif info.startswith("{index}"):
@@ -70,6 +81,24 @@ def scan(text: str, first_line: int = 1) -> Outline:
         if refs:
             out.refs_by_section[section] = out.refs_by_section.get(section, 0) + refs
     return out
+
+
+def _cell_options(lines: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Split a code cell's body into its ``:key: value`` options and its code."""
+    options: dict[str, str] = {}
+    i = 0
+    while i < len(lines) and lines[i].startswith(":") and lines[i].count(":") >= 2:
+        key, _, value = lines[i][1:].partition(":")
+        options[key.strip()] = value.strip()
+        i += 1
+    return options, lines[i:]
+
+
+def _note_snippet(out: Outline, cell: list[str]) -> None:
+    options, code = _cell_options(cell[1:])
+    tags = [t.strip() for t in options.get("tags", "").strip("[]").split(",")]
+    if CHEATSHEET_TAG in tags:
+        out.snippets.append((int(cell[0]), "\n".join(code).strip("\n")))
 
 
 def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
@@ -97,6 +126,13 @@ def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
         problems.append(Problem(path, line, CODE_SECTION, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
     if outline.index_entries == 0:
         problems.append(Problem(path, body_line, "index", "no {index} entries", "add e.g. {index}`torch.Tensor.view` for the APIs discussed"))
+    for n, (line, code) in enumerate(outline.snippets):
+        lines = code.splitlines()
+        if n:
+            problems.append(Problem(path, line, CHEATSHEET_TAG, "more than one cell tagged cheatsheet", "tag only the cell that best sums up the answer"))
+        elif len(lines) > SNIPPET_MAX_LINES or max(map(len, lines), default=0) > SNIPPET_MAX_WIDTH:
+            hint = f"keep the cheat-sheet cell within {SNIPPET_MAX_LINES} lines of {SNIPPET_MAX_WIDTH} characters"
+            problems.append(Problem(path, line, CHEATSHEET_TAG, f"snippet is {len(lines)} lines, {max(map(len, lines), default=0)} wide", hint))
     if not outline.refs_by_section.get(LINK_SECTION):
         line = next((n for n, t in found if t == LINK_SECTION), body_line)
         problems.append(Problem(path, line, LINK_SECTION, "no cross-reference", "link related questions with {ref}`question-id`"))

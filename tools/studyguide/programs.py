@@ -27,6 +27,7 @@ PDF = (
     Requirement("Noto Sans CJK SC", "fonts-noto-cjk", "font"),
     Requirement("Noto Sans Mono CJK SC", "fonts-noto-cjk", "font"),
 )
+SHEETS = (Requirement("Noto Sans CJK SC", "fonts-noto-cjk", "font"), Requirement("Noto Sans Mono CJK SC", "fonts-noto-cjk", "font"))
 MATH = (Requirement("latex", "texlive-latex-base"), Requirement("dvisvgm", "dvisvgm"))
 TEX_FILES = (("ctex.sty", "texlive-lang-chinese"), ("pzdr.tfm", "texlive-fonts-recommended"), ("tabulary.sty", "texlive-latex-extra"))
 EPUBCHECK = (Requirement("epubcheck", "epubcheck"), Requirement("java", "default-jre-headless"))

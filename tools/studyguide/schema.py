@@ -55,7 +55,8 @@ class Question:
     answer: str
     needs_gpu: bool
     path: str  # relative to the book folder, POSIX
-    title: str = ""
+    title: str = ""  # derived from the page: its level-1 heading
+    snippet: str = ""  # derived from the page: the code cell tagged ``cheatsheet``
 
     @property
     def docname(self) -> str:

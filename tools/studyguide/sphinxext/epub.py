@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from typing import Any
 
 from docutils import nodes
@@ -11,7 +12,10 @@ from sphinx.application import Sphinx
 from sphinx.builders.epub3 import Epub3Builder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from ..indexes import SHEETS_DIR, TOPICS_DIR
+
 # Stylesheets that use CSS epubcheck rejects (empty custom properties, :has(), :is()).
+WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/")
 EPUB_EXCLUDED_CSS = ("mystnb", "sphinx-design", "sphinx_design", "copybutton")
 _SVG_RE = re.compile(r"<svg\b.*?</svg>", re.S)
 
@@ -37,6 +41,17 @@ class TieredEpubBuilder(Epub3Builder):
     """EPUB 3 whose table of contents groups chapters under their toctree caption (the tier)."""
 
     name = "epub"
+
+    def write_doc(self, docname: str, doctree: nodes.document) -> None:
+        """Skip the website-only pages (topic indexes, cheat sheets): e-readers get the book itself."""
+        if not docname.startswith(WEB_ONLY):
+            super().write_doc(docname, doctree)
+
+    def handle_finish(self) -> None:
+        """Drop website-only pages left by earlier builds, then package the EPUB."""
+        for folder in WEB_ONLY:
+            shutil.rmtree(self.outdir / folder, ignore_errors=True)
+        super().handle_finish()
 
     def get_refnodes(self, doctree: nodes.Node, result: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Like Sphinx's, but a captioned toctree becomes one level-1 entry holding its pages."""

@@ -1,0 +1,149 @@
+"""Cheat sheets: which questions each sheet holds (pure), and typesetting them with Typst on one page."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .book import Book
+from .errors import BuildError
+from .schema import TIERS, Question
+
+TEMPLATE = Path(__file__).parent / "templates" / "cheatsheet.typ"
+FONT_DIRS = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/truetype/noto")
+TOP = "top"
+TOP_TITLE = "高频 Top"
+LAYOUT = {"paper": "A4 横向", "columns": 3, "body_pt": 8, "code_pt": 7}  # floor: nothing below 7 pt
+
+
+@dataclass(frozen=True)
+class Group:
+    """A headed group of questions on a sheet (a tier, or a topic on the 高频 sheet)."""
+
+    heading: str
+    questions: tuple[Question, ...]
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One cheat sheet: a topic's questions by tier, or the 高频 questions by topic."""
+
+    name: str  # file stem: topic id, or "top"
+    title: str
+    groups: tuple[Group, ...]
+
+    @property
+    def questions(self) -> tuple[Question, ...]:
+        """Every question on the sheet, in order."""
+        return tuple(q for g in self.groups for q in g.questions)
+
+
+def plan(book: Book) -> list[Sheet]:
+    """One sheet per topic that has questions, plus the 高频 sheet; sorted by vocabulary order, top last."""
+    sheets = []
+    for topic in book.topics:
+        groups = tuple(
+            Group(tier.label, qs) for tier in TIERS
+            if (qs := tuple(q for q in book.questions if q.tier == tier.id and topic.id in q.topics))
+        )
+        if groups:
+            sheets.append(Sheet(topic.id, topic.label, groups))
+    frequent = tuple(
+        Group(t.label, qs) for t in book.topics
+        if (qs := tuple(q for q in book.questions if q.frequent and q.chapter == t.id))
+    )
+    if frequent:
+        sheets.append(Sheet(TOP, TOP_TITLE, frequent))
+    return sheets
+
+
+def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str]) -> dict[str, Any]:
+    """The JSON the Typst template typesets: header, footer with topic and date, groups of items."""
+    latest = max((dates[q.id] for q in sheet.questions if q.id in dates), default="")
+    footer = " · ".join(p for p in (f"{sheet.title} 速查表", f"{title} {edition} 版", f"输出执行于 {latest}" if latest else "") if p)
+    groups = [
+        {"heading": g.heading, "items": [
+            {"title": q.title, "answer": q.answer, "frequent": q.frequent and sheet.name != TOP, "code": q.snippet}
+            for q in g.questions
+        ]} for g in sheet.groups
+    ]
+    return {"title": f"{sheet.title} · 速查表", "subtitle": title, "author": title, "footer": footer, "groups": groups}
+
+
+class SheetOverflowError(BuildError):
+    """A sheet does not fit on one page."""
+
+
+def _font_paths() -> list[str]:
+    return [d for d in FONT_DIRS if Path(d).is_dir()]
+
+
+def _overflow(sheet: Sheet, payload: str) -> str:
+    """How far the content runs past page 1, in columns, measured at the end marker Typst placed."""
+    import typst
+
+    found = json.loads(typst.query(str(TEMPLATE), "<sheet-end>", field="value", one=True, font_paths=_font_paths(), sys_inputs={"data": payload}))
+    columns = (found["page"] - 1) * found["columns"] + found["column"] + found["fraction"]
+    longest = sorted(sheet.questions, key=lambda q: -(len(q.answer) + len(q.snippet)))[:3]
+    names = ", ".join(f"{q.id} ({len(q.answer) + len(q.snippet)} chars)" for q in longest)
+    return (f"cheat sheet '{sheet.name}' ({sheet.title}) overflows its page by {columns - found['columns']:.1f} columns "
+            f"of {found['columns']} ({len(sheet.questions)} questions); longest items: {names} "
+            f"(shorten those answers or snippets; the text is never shrunk below {LAYOUT['code_pt']} pt)")
+
+
+def typeset(sheet: Sheet, payload: dict[str, Any]) -> bytes:
+    """Compile one sheet to PDF bytes; raise ``SheetOverflowError`` when it needs more than one page."""
+    import typst
+
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+    pdf = typst.compile(str(TEMPLATE), font_paths=_font_paths(), sys_inputs={"data": text})
+    if _pages(pdf) > 1:
+        raise SheetOverflowError(_overflow(sheet, text))
+    return pdf
+
+
+def _pages(pdf: bytes) -> int:
+    import io
+
+    from pypdf import PdfReader
+
+    return len(PdfReader(io.BytesIO(pdf)).pages)
+
+
+@dataclass
+class SheetReport:
+    """What ``build_sheets`` wrote, and how long it took."""
+
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def build_sheets(book: Book, out_dir: Path, title: str, edition: str, dates: Mapping[str, str], mirror: Path | None = None) -> SheetReport:
+    """Typeset every sheet into ``out_dir/<name>.pdf`` (and ``mirror``); write only changed files.
+
+    All sheets are typeset before any is written, so one overflowing sheet leaves the old set in place.
+    """
+    start = time.monotonic()
+    report = SheetReport()
+    pdfs = {s.name: typeset(s, data(s, title, edition, dates)) for s in plan(book)}
+    for target in filter(None, (out_dir, mirror)):
+        target.mkdir(parents=True, exist_ok=True)
+        for stale in sorted(set(p.stem for p in target.glob("*.pdf")) - set(pdfs)):
+            (target / f"{stale}.pdf").unlink()
+        for name, pdf in pdfs.items():
+            path = target / f"{name}.pdf"
+            if path.is_file() and path.read_bytes() == pdf:
+                if target == out_dir:
+                    report.unchanged.append(name)
+                continue
+            tmp = path.with_suffix(".pdf.tmp")
+            tmp.write_bytes(pdf)
+            tmp.replace(path)
+            if target == out_dir:
+                report.written.append(name)
+    report.seconds = round(time.monotonic() - start, 2)
+    return report
