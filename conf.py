@@ -33,8 +33,10 @@ html_math_renderer = "imgmath"
 # Website
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
+html_favicon = "_static/favicon.png"
 html_css_files = ["studyguide.css"]
 html_search_language = "zh"
+html_context = {"default_mode": "light"}  # pydata theme: a defined mode, no console error on first visit
 html_last_updated_fmt = None  # no build date: two builds give the same pages
 html_copy_source = False
 html_show_sourcelink = False
@@ -95,7 +97,7 @@ latex_additional_files: list[str] = []
 
 # EPUB
 epub_show_urls = "no"
-epub_exclude_files = [".buildinfo", ".buildinfo.bak", "_static/readme-pdf-page.png"]
+epub_exclude_files = [".buildinfo", ".buildinfo.bak", "_static/readme-pdf-page.png", "_static/favicon.png"]
 epub_use_index = True
 epub_tocdepth = 3
 epub_math_renderer = "imgmath"

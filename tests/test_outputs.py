@@ -153,3 +153,18 @@ def test_environment_page_sums_up_the_pages(built_minibook: Path) -> None:
 @pytest.mark.parametrize("key", ["shape", "grad"])
 def test_no_cpu_fallback_note_on_cpu_pages(built_minibook: Path, key: str) -> None:
     assert "studyguide-cpu-fallback" not in html(built_minibook, key)
+
+
+# --- Self-test edition -------------------------------------------------------------------------
+
+def test_selftest_pdf_lists_bare_questions_then_answers_with_links_both_ways(built_minibook: Path) -> None:
+    pdf = built_minibook / "_build/minibook-selftest.pdf"
+    text = pdf_text(pdf).replace(" ", "")
+    assert "入门·自测题" in text and "入门·答案" in text and "高阶·答案" in text
+    prompt, answer = text.index("t()之后的张量为什么不连续？"), text.index("1.1转置之后为什么不连续？")
+    assert prompt < answer  # the question comes first, its answer later in the tier
+    assert "答案：第1.1节，第" in text and "回到自测题" in text
+    assert pdf_text(pdf).splitlines().count("回到自测题") == 3  # one back link per answer
+    assert link_annotations(pdf) >= link_annotations(built_minibook / "_build/minibook.pdf") + 6
+    assert "回到自测题" not in pdf_text(built_minibook / "_build/minibook.pdf")  # the main PDF is unchanged
+    assert (built_minibook / "_build/html/downloads/minibook-selftest.pdf").is_file()

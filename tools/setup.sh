@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 DEBIAN_PACKAGES=(
   texlive-xetex texlive-lang-chinese texlive-latex-extra texlive-fonts-recommended latexmk
-  fonts-noto-cjk dvisvgm epubcheck default-jre-headless poppler-utils qpdf
+  fonts-noto-cjk dvisvgm epubcheck default-jre-headless poppler-utils qpdf chromium
 )
 PYTHON=${PYTHON:-python3}
 VENV=.venv

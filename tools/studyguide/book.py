@@ -45,8 +45,11 @@ class Book:
 
 
 def is_generated(text: str) -> bool:
-    """True for a file that ``studyguide sync`` wrote."""
-    return GENERATED_MARK in text.split("\n", 2)[0]
+    """True for a file that ``studyguide sync`` wrote: the mark is on its first line, or right after front matter."""
+    lines = text.split("\n", 6)
+    if lines[0] == "---" and "---" in lines[1:5]:
+        return GENERATED_MARK in lines[lines.index("---", 1) + 1]
+    return GENERATED_MARK in lines[0]
 
 
 def read_sources(book_dir: Path) -> dict[str, str]:
@@ -114,7 +117,7 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
     question, meta_problems = schema.validate(fm, where, ctx, outline.title)
     if question is not None:
         snippet = outline.snippets[0][1] if outline.snippets else ""
-        question = dataclasses.replace(question, path=rel, snippet=snippet)
+        question = dataclasses.replace(question, path=rel, snippet=snippet, prompt=outline.prompt)
     return question, problems + meta_problems
 
 

@@ -15,7 +15,7 @@ from .book import Book
 from .config import Config
 from .errors import BuildError
 
-FORMATS = ("sheets", "html", "epub", "pdf")  # sheets first: the site links their PDFs
+FORMATS = ("sheets", "deck", "html", "epub", "pdf")  # sheets and deck first: the site links them
 _MISSING_RE = re.compile(r"Missing character: There is no (.+?) in font (.+?)!")
 _TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
 
@@ -56,6 +56,16 @@ class Layout:
     def pdf(self) -> Path:
         """The promoted PDF, under a stable name."""
         return self.build / f"{self.config.basename}.pdf"
+
+    @property
+    def selftest(self) -> Path:
+        """The self-test edition: bare questions per tier, answers after them."""
+        return self.build / f"{self.config.basename}-selftest.pdf"
+
+    @property
+    def deck(self) -> Path:
+        """The Anki deck."""
+        return self.build / f"{self.config.basename}.apkg"
 
     @property
     def epub(self) -> Path:
@@ -132,12 +142,9 @@ def missing_glyphs(log: Path) -> list[str]:
     return sorted({m.group(1) for m in _MISSING_RE.finditer(text)})
 
 
-def build_pdf(layout: Layout) -> Path:
-    """Sphinx LaTeX, then latexmk with xelatex; the PDF is promoted only if it built without missing glyphs."""
-    programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
-    run_sphinx(layout, "latex")
+def _latexmk(layout: Layout, stem: str) -> Path:
+    """Run latexmk on one .tex file; return the PDF, or raise ``BuildError`` with the first error."""
     latex = layout.outdir("latex")
-    stem = layout.config.basename
     cmd = ["latexmk", "-pdfxe", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{stem}.tex"]
     proc = subprocess.run(cmd, cwd=latex, capture_output=True, text=True, env={**os.environ, **_env(layout)})
     log = latex / f"{stem}.log"
@@ -149,7 +156,20 @@ def build_pdf(layout: Layout) -> Path:
     glyphs = missing_glyphs(log)
     if glyphs:
         raise BuildError(f"PDF: the fonts lack {len(glyphs)} character(s): {' '.join(glyphs)} (write them differently or add a font with fallback; the last good PDF was kept; log: {log})")
-    promote(latex / f"{stem}.pdf", layout.pdf, layout.html / "downloads" / layout.pdf.name)
+    return latex / f"{stem}.pdf"
+
+
+def build_pdf(layout: Layout) -> Path:
+    """Sphinx LaTeX, then latexmk with xelatex for the book and its self-test edition.
+
+    Both PDFs are built before either is promoted, and only without missing glyphs.
+    """
+    programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
+    run_sphinx(layout, "latex")
+    built = [_latexmk(layout, layout.config.basename), _latexmk(layout, layout.selftest.stem)]
+    downloads = layout.html / "downloads"
+    for src, dest in zip(built, (layout.pdf, layout.selftest)):
+        promote(src, dest, downloads / dest.name)
     return layout.pdf
 
 
@@ -179,10 +199,19 @@ def build_sheets(layout: Layout, book: Book) -> Path:
     return layout.sheets
 
 
+def build_deck(layout: Layout, book: Book) -> Path:
+    """The Anki deck (.apkg), also copied to the site's downloads."""
+    from .deck import build_deck as write_deck
+
+    write_deck(book, layout.deck, layout.config.title, layout.config.basename)
+    promote(layout.deck, layout.html / "downloads" / layout.deck.name)
+    return layout.deck
+
+
 def build(layout: Layout, book: Book, formats: tuple[str, ...] = FORMATS, jobs: int = 1) -> BuildReport:
     """Build the requested formats in order sheets, html, epub, pdf; each is timed."""
     report = BuildReport()
-    steps = {"sheets": lambda: build_sheets(layout, book), "html": lambda: build_html(layout, jobs),
+    steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book), "html": lambda: build_html(layout, jobs),
              "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout)}
     for fmt in FORMATS:
         if fmt not in formats:

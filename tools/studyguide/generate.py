@@ -61,6 +61,48 @@ def render_environment() -> str:
     return "\n".join([HEADER, f"({ENVIRONMENT_DOC})=", "# 执行环境\n", "```{studyguide-environment}", "```\n"])
 
 
+SELFTEST_DIR = "selftest"
+
+
+def selftest_label(question_id: str) -> str:
+    """LaTeX label of a question in the self-test list (the answer links back to it)."""
+    return f"sgq:{question_id}"
+
+
+def render_selftest_root(book: Book, config: Config) -> str:
+    """Root of the self-test PDF: tiers of bare questions, each followed by its answers."""
+    return "\n".join([
+        "---", "orphan: true", "---", HEADER, f"# {config.title} · 自测版\n",
+        "```{raw} latex", "\\def\\studyguideselftest{}",
+        "\\renewcommand{\\studyguidepart}[1]{\\setcounter{secnumdepth}{1}\\part{#1 · 答案}}", "```\n",
+        "```{only} html", "这一页是自测版 PDF 的源文件：每个层级先列出题目，再给出答案。", "```\n",
+        "```{studyguide-selftest}", *_selftest_groups(book), "```\n",
+    ])
+
+
+def _selftest_groups(book: Book) -> list[str]:
+    lines: list[str] = []
+    for tier in TIERS:
+        chapters = book.chapters(tier.id)
+        if chapters:
+            lines += ["" if lines else None, f"{SELFTEST_DIR}/{tier.id}", *[f"{tier.folder}/{t.id}/index" for t, _ in chapters]]
+    return [line for line in lines if line is not None]
+
+
+def render_selftest_tier(i: int, tier: Tier, questions: list[Question]) -> str:
+    """The bare questions of one tier, with room to think and a link to each answer."""
+    out = ["---", "orphan: true", "---", HEADER, "```{raw} latex",
+           f"\\setcounter{{secnumdepth}}{{1}}\\part{{{tier.label} · 自测题}}", "```\n",
+           f"(selftest-{tier.id})=", f"# {tier.label}自测题\n",
+           "先独立作答，再对照本部分后面的答案。题目标题链接到答案，答案页的“回到自测题”链接回到这里。\n"]
+    for n, q in enumerate(questions, start=1):
+        target = f"\\detokenize{{{q.docname}:{q.id}}}"
+        out += ["```{raw} latex", f"\\phantomsection\\label{{{selftest_label(q.id)}}}", "```\n",
+                f"**{n}.** {{ref}}`{q.id}`" + (" · 高频" if q.frequent else "") + "\n", q.prompt + "\n",
+                "```{raw} latex", f"\\par\\noindent{{\\small 答案：第~\\ref{{{target}}}~节，第~\\pageref{{{target}}}~页}}\\par\\vspace{{3\\baselineskip}}", "```\n"]
+    return "\n".join(out)
+
+
 def plan(book: Book, config: Config, front: tuple[str, ...] = ()) -> dict[str, str]:
     """Every generated file, keyed by its POSIX path in the book folder, sorted."""
     files = {"index.md": render_root(book, config, front), f"{ENVIRONMENT_DOC}.md": render_environment()}
@@ -68,6 +110,11 @@ def plan(book: Book, config: Config, front: tuple[str, ...] = ()) -> dict[str, s
         for i, (topic, questions) in enumerate(book.chapters(tier.id)):
             files[f"{tier.folder}/{topic.id}/index.md"] = render_chapter(tier, topic, questions, i == 0)
     if book.questions:
+        files[f"{SELFTEST_DIR}/index.md"] = render_selftest_root(book, config)
+        for i, tier in enumerate(TIERS):
+            qs = [q for q in book.questions if q.tier == tier.id]
+            if qs:
+                files[f"{SELFTEST_DIR}/{tier.id}.md"] = render_selftest_tier(i, tier, qs)
         sheet_list = sheets.plan(book)
         names = {s.name for s in sheet_list}
         files[f"{indexes.TOPICS_DIR}/index.md"] = indexes.render_overview(book, HEADER)

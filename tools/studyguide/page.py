@@ -33,6 +33,12 @@ class Outline:
     index_entries: int = 0
     refs_by_section: dict[str, int] = field(default_factory=dict)
     snippets: list[tuple[int, str]] = field(default_factory=list)  # (line, code) of cells tagged cheatsheet
+    prompt_lines: list[str] = field(default_factory=list)  # the body of the 题目 section
+
+    @property
+    def prompt(self) -> str:
+        """The question as asked: the Markdown of the 题目 section."""
+        return "\n".join(self.prompt_lines).strip()
 
     @property
     def title(self) -> str:
@@ -48,6 +54,8 @@ def scan(text: str, first_line: int = 1) -> Outline:
     section = ""
     for n, line in enumerate(text.splitlines(), start=first_line):
         m = _FENCE_RE.match(line)
+        if section == SECTIONS[0] and not _HEADING_RE.match(line):
+            out.prompt_lines.append(line)
         if fence:
             if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1] and not m.group(3).strip():
                 fence = None

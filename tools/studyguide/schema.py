@@ -57,6 +57,7 @@ class Question:
     path: str  # relative to the book folder, POSIX
     title: str = ""  # derived from the page: its level-1 heading
     snippet: str = ""  # derived from the page: the code cell tagged ``cheatsheet``
+    prompt: str = ""  # derived from the page: the 题目 section (Markdown)
 
     @property
     def docname(self) -> str:

@@ -13,7 +13,8 @@ from .. import __version__
 from ..book import load_book
 from ..config import load_config
 from ..errors import StudyguideError
-from . import environment, epub, pages
+from ..generate import SELFTEST_DIR
+from . import environment, epub, pages, search, selftest
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -34,7 +35,10 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
     config.project = config.html_title = config.epub_title = sg.title
     config.author = config.epub_author = config.epub_publisher = sg.author
     config.copyright = f"2026, {sg.author}"
-    config.latex_documents = [("index", f"{sg.basename}.tex", sg.title, sg.author, "manual")]
+    config.latex_documents = [
+        ("index", f"{sg.basename}.tex", sg.title, sg.author, "manual"),
+        (f"{SELFTEST_DIR}/index", f"{sg.basename}-selftest.tex", f"{sg.title} · 自测版", sg.author, "manual"),
+    ]
     config.epub_basename = sg.basename
     config.epub_uid = config.epub_identifier = f"studyguide-{sg.basename}"  # an XML name: epubcheck RSC-005
     config.version = config.release = sg.edition
@@ -56,11 +60,20 @@ def load_metadata(app: Sphinx, env: Any, docnames: list[str]) -> None:
     app.studyguide_reading = set(docnames)  # type: ignore[attr-defined]
 
 
+def add_site_script(app: Sphinx) -> None:
+    """The self-test switch's script, for the website only (EPUB pages stay script-free)."""
+    if app.builder.name == "html":
+        app.add_js_file("studyguide.js")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the extension's events, directive, nodes and transforms."""
     app.connect("config-inited", configure, priority=100)
     app.connect("env-before-read-docs", load_metadata)
+    app.connect("builder-inited", add_site_script)
     app.add_transform(pages.QuestionPage)
     environment.setup(app)
+    selftest.setup(app)
+    search.setup(app)
     epub.setup(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

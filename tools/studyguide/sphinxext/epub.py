@@ -12,10 +12,11 @@ from sphinx.application import Sphinx
 from sphinx.builders.epub3 import Epub3Builder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from ..generate import SELFTEST_DIR
 from ..indexes import SHEETS_DIR, TOPICS_DIR
 
 # Stylesheets that use CSS epubcheck rejects (empty custom properties, :has(), :is()).
-WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/")
+WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/", f"{SELFTEST_DIR}/")  # not part of the EPUB
 EPUB_EXCLUDED_CSS = ("mystnb", "sphinx-design", "sphinx_design", "copybutton")
 _SVG_RE = re.compile(r"<svg\b.*?</svg>", re.S)
 

@@ -10,6 +10,7 @@ from sphinx.util import logging
 
 from .. import notebook, page, provenance
 from ..schema import TIER_BY_ID, Question
+from . import selftest
 
 logger = logging.getLogger(__name__)
 FALLBACK_NOTE = "本题的真实输出需要 GPU。下面的输出是在 CPU 上运行的回退结果：数值结论照样成立，但计时、显存等数字不代表 GPU 上的表现。"
@@ -64,7 +65,8 @@ class QuestionPage(SphinxTransform):
         self.env.studyguide_provenance[docname] = prov
         labels = {t.id: t.label for t in book.topics}
         title_index = section.first_child_matching_class(nodes.title)
-        section[title_index + 1 : title_index + 1] = [_meta_line(question, labels), *_provenance_nodes(question, prov)]
+        extra = [_meta_line(question, labels), *_provenance_nodes(question, prov), selftest.back_link(question.id)]
+        section[title_index + 1 : title_index + 1] = extra
 
     def _set_id(self, node: nodes.Element, new_id: str) -> None:
         """Give a section a stable first id; its old ids keep working as aliases."""

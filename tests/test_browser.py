@@ -1,0 +1,106 @@
+"""The website in a real headless Chromium (Debian's, driven by Playwright) served from localhost."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from conftest import require_program
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-default-apps"]
+QUESTION = "1-basics/tensor/shape-demo.html"
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(built_minibook: Path):
+    """Serve the built site on a free localhost port."""
+    handler = functools.partial(QuietHandler, directory=str(built_minibook / "_build/html"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=require_program("chromium"), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    """A fresh page that records console errors and every request's host."""
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.errors, pg.hosts = [], set()
+    pg.on("console", lambda msg: pg.errors.append(msg.text) if msg.type == "error" else None)
+    pg.on("pageerror", lambda exc: pg.errors.append(str(exc)))
+    pg.on("request", lambda req: pg.hosts.add(urlparse(req.url).netloc))
+    pg.on("response", lambda res: pg.errors.append(f"{res.status} {res.url}") if res.status >= 400 else None)
+    yield pg
+    context.close()
+
+
+def test_pages_render_without_errors_or_foreign_requests(page, site) -> None:
+    for path in ("index.html", QUESTION, "environment.html", "topics/index.html", "cheatsheets/tensor.html"):
+        page.goto(f"{site}/{path}", wait_until="networkidle")
+        assert page.locator("article h1").first.is_visible(), path
+    page.goto(f"{site}/{QUESTION}", wait_until="networkidle")
+    assert "输出来源：" in page.inner_text("article")
+    assert page.errors == []
+    assert page.hosts == {urlparse(site).netloc}
+
+
+def test_chinese_search_finds_the_question(page, site) -> None:
+    page.goto(f"{site}/search.html?q=连续", wait_until="networkidle")
+    results = page.locator("#search-results li a")
+    results.first.wait_for(timeout=15000)
+    titles = results.all_inner_texts()
+    assert any("转置之后为什么不连续" in t for t in titles), titles
+    assert page.errors == []
+
+
+def test_download_links_resolve(page, site) -> None:
+    page.goto(f"{site}/{QUESTION}", wait_until="networkidle")
+    links = page.locator("nav.studyguide-downloads a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert len(hrefs) == 5
+    for href in hrefs:
+        url = f"{site}/1-basics/tensor/{href}"
+        assert page.request.get(url).status == 200, href
+    page.goto(f"{site}/topics/tensor.html")
+    sheet = page.locator("a.download").first.get_attribute("href")
+    response = page.request.get(f"{site}/topics/{sheet}")
+    assert response.status == 200 and response.body()[:5] == b"%PDF-"
+
+
+def test_self_test_mode_folds_answers_and_is_remembered(page, site) -> None:
+    page.goto(f"{site}/{QUESTION}", wait_until="networkidle")
+    answer = page.locator("section#short-answer > ul").first
+    assert answer.is_visible()
+    page.locator("#studyguide-selftest-toggle").check()
+    assert not answer.is_visible()
+    assert page.locator("section#question > p").first.is_visible()  # the question itself stays
+    page.locator("section#short-answer > h2").click()
+    assert answer.is_visible()
+    page.goto(f"{site}/2-intermediate/autograd/grad-demo.html", wait_until="networkidle")
+    assert page.locator("#studyguide-selftest-toggle").is_checked()  # remembered across pages
+    assert not page.locator("section#pitfalls > ul").first.is_visible()
+    page.locator("#studyguide-selftest-toggle").uncheck()
+    assert page.locator("section#pitfalls > ul").first.is_visible()
+    assert page.errors == []
