@@ -75,6 +75,15 @@ def test_page_shape(edit, expected: str) -> None:
     assert len(found) == 1 and expected in found[0], found
 
 
+def test_math_must_be_ascii_for_latex() -> None:
+    body = BODY.replace("问法。", "问法 $a：b$ 与 `$不是数学$`。\n\n$$\n\\text{{中}}\n$$")
+    found = problems({"1-basics/tensor/q.md": page(body=body.format(ref="q1"))})
+    assert [p.split(": ", 1)[1] for p in found] == [
+        "math: non-ASCII character '：' inside math (formulas are typeset by LaTeX without CJK fonts: move Chinese text and full-width punctuation out of $...$)",
+        "math: non-ASCII character '中' inside math (formulas are typeset by LaTeX without CJK fonts: move Chinese text and full-width punctuation out of $...$)",
+    ]
+
+
 def test_code_fences_hide_headings() -> None:
     body = BODY.replace("x = 1 + 1", "x = 1 + 1\n# 这是注释，不是标题")
     book = parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q.md": page(body=body.format(ref="q1"))})

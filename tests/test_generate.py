@@ -30,7 +30,7 @@ def test_plan_is_sorted_deterministic_and_marked() -> None:
     assert list(first) == sorted(first) == [
         "1-basics/autograd/index.md", "1-basics/tensor/index.md", "3-advanced/precision/index.md",
         "cheatsheets/autograd.md", "cheatsheets/index.md", "cheatsheets/precision.md", "cheatsheets/tensor.md",
-        "environment.md", "index.md",
+        "environment.md", "index.md", "selftest/advanced.md", "selftest/basics.md", "selftest/index.md",
         "topics/autograd.md", "topics/index.md", "topics/precision.md", "topics/tensor.md",
     ]
     assert all(is_generated(text) for text in first.values())
@@ -98,3 +98,14 @@ def test_overview_matrix_counts_and_links() -> None:
 def test_sheets_and_indexes_are_website_only_in_the_home_page() -> None:
     home = files()["index.md"]
     assert "````{only} builder_html" in home and "topics/index" in home and "cheatsheets/index" in home
+
+
+def test_selftest_sources_list_bare_questions_and_wire_the_answers() -> None:
+    out = files()
+    root = out["selftest/index.md"]
+    assert root.startswith("---\norphan: true\n---\n% generated")
+    assert "```{studyguide-selftest}\nselftest/basics\n1-basics/tensor/index\n1-basics/autograd/index\n\nselftest/advanced\n3-advanced/precision/index\n```" in root
+    basics = out["selftest/basics.md"]
+    assert basics.index("{ref}`a`") < basics.index("{ref}`b`") < basics.index("{ref}`c`")
+    assert "\\label{sgq:a}" in basics and "问法。" in basics
+    assert "\\pageref{\\detokenize{1-basics/tensor/a:a}}" in basics

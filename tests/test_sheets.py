@@ -41,7 +41,7 @@ def test_snippet_size_is_checked() -> None:
 
 def test_plan_has_one_sheet_per_topic_and_a_frequent_sheet() -> None:
     plan = sheets.plan(book_with(3))
-    assert [s.name for s in plan] == ["tensor", "top"]
+    assert [s.name for s in plan] == ["tensor", "top-basics"]
     assert [g.heading for g in plan[0].groups] == ["入门"]
     assert [q.id for q in plan[1].questions] == ["q0", "q2"]  # only 高频, grouped by chapter
 
@@ -75,7 +75,7 @@ def test_regenerating_gives_identical_bytes_and_skips_unchanged(tmp_path: Path) 
     first = sheets.build_sheets(book, tmp_path / "a", "书", "1", {})
     again = sheets.build_sheets(book, tmp_path / "a", "书", "1", {})
     other = sheets.build_sheets(book, tmp_path / "b", "书", "1", {})
-    assert first.written == ["tensor", "top"] and again.written == [] and again.unchanged == ["tensor", "top"]
+    assert first.written == ["tensor", "top-basics"] and again.written == [] and again.unchanged == ["tensor", "top-basics"]
     for name in first.written:
         assert (tmp_path / "a" / f"{name}.pdf").read_bytes() == (tmp_path / "b" / f"{name}.pdf").read_bytes()
     assert other.written == first.written

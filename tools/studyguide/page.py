@@ -21,6 +21,8 @@ LINK_SECTION = "关联"
 _FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _REF_RE = re.compile(r"\{(ref|doc|numref)\}`|\]\(#|<project:")
+_CODE_SPAN_RE = re.compile(r"(`+).*?\1")
+_INLINE_MATH_RE = re.compile(r"\$([^$\n]+?)\$")
 
 
 @dataclass
@@ -33,6 +35,7 @@ class Outline:
     index_entries: int = 0
     refs_by_section: dict[str, int] = field(default_factory=dict)
     snippets: list[tuple[int, str]] = field(default_factory=list)  # (line, code) of cells tagged cheatsheet
+    math_problems: list[tuple[int, str]] = field(default_factory=list)  # (line, char): non-ASCII inside math
     prompt_lines: list[str] = field(default_factory=list)  # the body of the 题目 section
 
     @property
@@ -51,6 +54,7 @@ def scan(text: str, first_line: int = 1) -> Outline:
     out = Outline()
     fence: tuple[str, int] | None = None
     cell: list[str] | None = None  # lines of the code cell being read
+    in_math = False  # inside a $$ ... $$ block
     section = ""
     for n, line in enumerate(text.splitlines(), start=first_line):
         m = _FENCE_RE.match(line)
@@ -77,6 +81,12 @@ def scan(text: str, first_line: int = 1) -> Outline:
             elif info.startswith("{index}"):
                 out.index_entries += 1
             continue
+        if line.strip() == "$$":
+            in_math = not in_math
+            continue
+        _check_math(out, n, line if in_math else " ".join(_INLINE_MATH_RE.findall(_CODE_SPAN_RE.sub("", line))))
+        if in_math:
+            continue
         h = _HEADING_RE.match(line)
         if h:
             level, title = len(h.group(1)), h.group(2)
@@ -89,6 +99,12 @@ def scan(text: str, first_line: int = 1) -> Outline:
         if refs:
             out.refs_by_section[section] = out.refs_by_section.get(section, 0) + refs
     return out
+
+
+def _check_math(out: Outline, line_no: int, math: str) -> None:
+    bad = next((c for c in math if ord(c) > 127), None)
+    if bad:
+        out.math_problems.append((line_no, bad))
 
 
 def _cell_options(lines: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -134,6 +150,9 @@ def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
         problems.append(Problem(path, line, CODE_SECTION, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
     if outline.index_entries == 0:
         problems.append(Problem(path, body_line, "index", "no {index} entries", "add e.g. {index}`torch.Tensor.view` for the APIs discussed"))
+    for line, char in outline.math_problems:
+        hint = "formulas are typeset by LaTeX without CJK fonts: move Chinese text and full-width punctuation out of $...$"
+        problems.append(Problem(path, line, "math", f"non-ASCII character {char!r} inside math", hint))
     for n, (line, code) in enumerate(outline.snippets):
         lines = code.splitlines()
         if n:

@@ -14,7 +14,7 @@ from .schema import TIERS, Question
 
 TEMPLATE = Path(__file__).parent / "templates" / "cheatsheet.typ"
 FONT_DIRS = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/truetype/noto")
-TOP = "top"
+TOP = "top"  # 高频 sheets are named top-<tier>: all 高频 answers never fit one A4 page at >= 7 pt
 TOP_TITLE = "高频 Top"
 LAYOUT = {"paper": "A4 横向", "columns": 3, "body_pt": 8, "code_pt": 7}  # floor: nothing below 7 pt
 
@@ -42,22 +42,32 @@ class Sheet:
 
 
 def plan(book: Book) -> list[Sheet]:
-    """One sheet per topic that has questions, plus the 高频 sheet; sorted by vocabulary order, top last."""
+    """One sheet per chapter topic (questions whose first topic it is), then one 高频 sheet per tier.
+
+    A question sits on one topic sheet only, like it sits in one chapter: a sheet's size is then bounded by
+    its chapters, and the topic index pages still list every question that merely mentions the topic.
+    """
     sheets = []
     for topic in book.topics:
         groups = tuple(
             Group(tier.label, qs) for tier in TIERS
-            if (qs := tuple(q for q in book.questions if q.tier == tier.id and topic.id in q.topics))
+            if (qs := tuple(q for q in book.questions if q.tier == tier.id and q.chapter == topic.id))
         )
         if groups:
             sheets.append(Sheet(topic.id, topic.label, groups))
-    frequent = tuple(
-        Group(t.label, qs) for t in book.topics
-        if (qs := tuple(q for q in book.questions if q.frequent and q.chapter == t.id))
-    )
-    if frequent:
-        sheets.append(Sheet(TOP, TOP_TITLE, frequent))
+    for tier in TIERS:
+        frequent = tuple(
+            Group(t.label, qs) for t in book.topics
+            if (qs := tuple(q for q in book.questions if q.frequent and q.tier == tier.id and q.chapter == t.id))
+        )
+        if frequent:
+            sheets.append(Sheet(f"{TOP}-{tier.id}", f"{TOP_TITLE} · {tier.label}", frequent))
     return sheets
+
+
+def is_top(sheet: Sheet) -> bool:
+    """True for a 高频 sheet: answers only, set compactly, no 高频 marks."""
+    return sheet.name.startswith(f"{TOP}-")
 
 
 def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str]) -> dict[str, Any]:
@@ -66,11 +76,13 @@ def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str]) -> di
     footer = " · ".join(p for p in (f"{sheet.title} 速查表", f"{title} {edition} 版", f"输出执行于 {latest}" if latest else "") if p)
     groups = [
         {"heading": g.heading, "items": [
-            {"title": q.title, "answer": q.answer, "frequent": q.frequent and sheet.name != TOP, "code": q.snippet}
+            {"title": q.title, "answer": q.answer, "frequent": q.frequent and not is_top(sheet),
+             "code": "" if is_top(sheet) else q.snippet}
             for q in g.questions
         ]} for g in sheet.groups
     ]
-    return {"title": f"{sheet.title} · 速查表", "subtitle": title, "author": title, "footer": footer, "groups": groups}
+    return {"title": f"{sheet.title} · 速查表", "subtitle": title, "author": title, "footer": footer, "groups": groups,
+            "layout": {"columns": LAYOUT["columns"], "body": LAYOUT["body_pt"], "code": LAYOUT["code_pt"], "compact": is_top(sheet)}}
 
 
 class SheetOverflowError(BuildError):
