@@ -111,3 +111,19 @@ def test_a_dead_kernel_is_retried_then_reported(project: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"{SHAPE}: kernel died: ") and len(proc.stderr.splitlines()) == 1
     assert "3 attempts" not in proc.stdout  # failures do not print an ok line
+
+
+def test_new_stored_outputs_for_unchanged_code_reach_every_format(project: Path) -> None:
+    """A GPU run imports new outputs for the same code: no source changes, yet HTML and EPUB must follow."""
+    import zipfile
+
+    studyguide(project, "build", "html", "epub")
+    store = project / "book/_executed/shape-demo.ipynb"
+    text = store.read_text(encoding="utf-8")
+    assert text.count("(3, 1) 转置后") == 1  # in the output only, not in the code
+    store.write_text(text.replace("(3, 1) 转置后", "(9, 9) 转置后"), encoding="utf-8")
+    studyguide(project, "build", "html", "epub")
+    assert executed(project) == []
+    assert "(9, 9) 转置后" in page_html(project, SHAPE)
+    with zipfile.ZipFile(project / "_build/minibook.epub") as z:
+        assert "(9, 9) 转置后" in z.read("1-basics/tensor/shape-demo.xhtml").decode("utf-8")

@@ -78,3 +78,12 @@ def test_two_builds_from_the_same_sources_give_the_same_text(built_minibook: Pat
     for page in sorted((built_minibook / "_build/html").rglob("*.html")):
         rel = page.relative_to(built_minibook / "_build/html")
         assert page.read_text(encoding="utf-8") == (again / "_build/html" / rel).read_text(encoding="utf-8"), rel
+
+
+def test_missing_glyph_lines_are_found_even_when_the_log_wraps(tmp_path: Path) -> None:
+    from studyguide.build import missing_glyphs
+
+    log = tmp_path / "book.log"
+    log.write_text("Missing character: There is no ᵀ (U+1D40) in font Noto Serif CJK SC/OT:script=l\natn;language=dflt;!\n"
+                   "Missing character: There is no ★ (U+2605) in font x!\n", encoding="utf-8")
+    assert missing_glyphs(log) == ["ᵀ", "★"]

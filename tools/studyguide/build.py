@@ -16,7 +16,7 @@ from .config import Config
 from .errors import BuildError
 
 FORMATS = ("sheets", "deck", "html", "epub", "pdf")  # sheets and deck first: the site links them
-_MISSING_RE = re.compile(r"Missing character: There is no (.+?) in font (.+?)!")
+_MISSING_RE = re.compile(r"Missing character: There is no (\S+) \(U\+[0-9A-Fa-f]+\)")  # log lines wrap
 _TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
 
 

@@ -14,7 +14,7 @@ from ..book import load_book
 from ..config import load_config
 from ..errors import StudyguideError
 from ..generate import SELFTEST_DIR
-from . import environment, epub, pages, search, selftest
+from . import environment, epub, fresh, pages, search, selftest
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -72,8 +72,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-before-read-docs", load_metadata)
     app.connect("builder-inited", add_site_script)
     app.add_transform(pages.QuestionPage)
+    fresh.setup(app)
     environment.setup(app)
     selftest.setup(app)
     search.setup(app)
     epub.setup(app)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}  # bump when a read-time transform changes

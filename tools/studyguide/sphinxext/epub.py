@@ -13,6 +13,7 @@ from sphinx.builders.epub3 import Epub3Builder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from ..generate import SELFTEST_DIR
+from .fresh import FreshFromDoctrees
 from ..indexes import SHEETS_DIR, TOPICS_DIR
 
 # Stylesheets that use CSS epubcheck rejects (empty custom properties, :has(), :is()).
@@ -38,7 +39,7 @@ class UnfoldForEpub(SphinxPostTransform):
                 node["hide_mode"] = None
 
 
-class TieredEpubBuilder(Epub3Builder):
+class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
     """EPUB 3 whose table of contents groups chapters under their toctree caption (the tier)."""
 
     name = "epub"

@@ -72,6 +72,8 @@ class QuestionPage(SphinxTransform):
         """Give a section a stable first id; its old ids keep working as aliases."""
         if new_id in self.document.ids and self.document.ids[new_id] is not node:
             return
+        if new_id in node["ids"]:  # the title's own slug may already be this id
+            node["ids"].remove(new_id)
         node["ids"].insert(0, new_id)
         self.document.ids[new_id] = node
 
