@@ -70,9 +70,11 @@ latex_elements = {
 \setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
 \setCJKsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
 \setCJKmonofont{Noto Sans Mono CJK SC}
-\setmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
-\setsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
-\setmonofont{Noto Sans Mono CJK SC}
+% Latin text in TeX Gyre / DejaVu: Noto CJK maps '-' to U+2011 in the PDF text layer, which breaks
+% search and code copied out of the PDF. Symbols those fonts lack fall back to Noto CJK (below).
+\setmainfont{TeX Gyre Termes}
+\setsansfont{TeX Gyre Heros}
+\setmonofont{DejaVu Sans Mono}[Scale=0.9]
 """,
     "fvset": r"\fvset{fontsize=\small,formatcom=\xeCJKVerbAddon}",
     "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxoverfull=0, verbatimmaxunderfull=0, hmargin={2.2cm,2.2cm}, vmargin={2.5cm,2.5cm}",
@@ -82,6 +84,7 @@ latex_elements = {
 \ctexset{part/name={第,部分}, chapter/name={第,章}, chapter/number=\arabic{chapter}}
 \setcounter{secnumdepth}{-2}
 \AtBeginDocument{\setcounter{tocdepth}{1}}
+\setlength{\emergencystretch}{3em}  % long inline code: stretch spaces rather than run into the margin
 \newcommand{\studyguidepart}[1]{\setcounter{secnumdepth}{1}\part{#1}}
 % Chapters restart in every part, as in the website; hyperref anchors stay unique.
 \counterwithin*{chapter}{part}
@@ -90,7 +93,8 @@ latex_elements = {
 \renewcommand{\sphinxstyleindexlettergroup}[1]{}
 \renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}
 """,
-    "printindex": r"\bookmarksetup{startatroot}\printindex",
+    # one-column index: long API names (torch.distributed.checkpoint...) do not fit half a page
+    "printindex": r"\bookmarksetup{startatroot}\def\twocolumn[#1]{#1}\printindex",
     "makeindex": r"\makeindex",
 }
 latex_additional_files: list[str] = []

@@ -45,8 +45,8 @@ class Outline:
 
     @property
     def title(self) -> str:
-        """The text of the first level-1 heading, or ''."""
-        return next((text for _, level, text in self.headings if level == 1), "")
+        """The text of the first level-1 heading as plain text (inline-code backticks removed), or ''."""
+        return next((text.replace("`", "") for _, level, text in self.headings if level == 1), "")
 
 
 def scan(text: str, first_line: int = 1) -> Outline:
