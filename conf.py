@@ -45,6 +45,7 @@ html_theme_options = {
     "use_fullscreen_button": False,
     "home_page_in_toc": False,
     "show_navbar_depth": 1,
+    "max_navbar_depth": 2,  # chapters and questions; the seven sections of each page are in the page TOC
     "toc_title": "本页目录",
     "path_to_docs": "book",
 }

@@ -142,13 +142,18 @@ def missing_glyphs(log: Path) -> list[str]:
     return sorted({m.group(1) for m in _MISSING_RE.finditer(text)})
 
 
-def _latexmk(layout: Layout, stem: str) -> Path:
-    """Run latexmk on one .tex file; return the PDF, or raise ``BuildError`` with the first error."""
-    latex = layout.outdir("latex")
+def _latexmk_start(layout: Layout, stem: str) -> subprocess.Popen:
+    """Start latexmk (xelatex) on one .tex file."""
     cmd = ["latexmk", "-pdfxe", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{stem}.tex"]
-    proc = subprocess.run(cmd, cwd=latex, capture_output=True, text=True, env={**os.environ, **_env(layout)})
+    return subprocess.Popen(cmd, cwd=layout.outdir("latex"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **_env(layout)})
+
+
+def _latexmk_finish(layout: Layout, stem: str, proc: subprocess.Popen) -> Path:
+    """Wait for latexmk; return the PDF, or raise ``BuildError`` with the first error or missing glyphs."""
+    latex = layout.outdir("latex")
     log = latex / f"{stem}.log"
-    if proc.returncode != 0:
+    if proc.wait() != 0:
         for aux in latex.glob(f"{stem}.*"):  # latexmk may otherwise claim "nothing to do" next time
             if aux.suffix in {".fdb_latexmk", ".aux", ".xdv", ".pdf"}:
                 aux.unlink()
@@ -166,7 +171,11 @@ def build_pdf(layout: Layout) -> Path:
     """
     programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
     run_sphinx(layout, "latex")
-    built = [_latexmk(layout, layout.config.basename), _latexmk(layout, layout.selftest.stem)]
+    stems = (layout.config.basename, layout.selftest.stem)
+    running = [(stem, _latexmk_start(layout, stem)) for stem in stems]  # one xelatex per core
+    for _, proc in running:
+        proc.wait()  # both finish before any error is raised: no stray xelatex
+    built = [_latexmk_finish(layout, stem, proc) for stem, proc in running]
     downloads = layout.html / "downloads"
     for src, dest in zip(built, (layout.pdf, layout.selftest)):
         promote(src, dest, downloads / dest.name)

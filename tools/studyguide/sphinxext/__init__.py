@@ -14,7 +14,7 @@ from ..book import load_book
 from ..config import load_config
 from ..errors import StudyguideError
 from ..generate import SELFTEST_DIR
-from . import environment, epub, fresh, pages, search, selftest
+from . import environment, epub, fresh, mathcache, pages, search, selftest
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -73,6 +73,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", add_site_script)
     app.add_transform(pages.QuestionPage)
     fresh.setup(app)
+    mathcache.setup(app)
     environment.setup(app)
     selftest.setup(app)
     search.setup(app)
