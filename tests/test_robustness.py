@@ -87,3 +87,15 @@ def test_missing_glyph_lines_are_found_even_when_the_log_wraps(tmp_path: Path) -
     log.write_text("Missing character: There is no ᵀ (U+1D40) in font Noto Serif CJK SC/OT:script=l\natn;language=dflt;!\n"
                    "Missing character: There is no ★ (U+2605) in font x!\n", encoding="utf-8")
     assert missing_glyphs(log) == ["ᵀ", "★"]
+
+
+def test_pdf_is_skipped_when_nothing_changed_and_rebuilt_after_a_prose_edit(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    pdf = root / "_build/minibook.pdf"
+    stamp = pdf.stat().st_mtime_ns
+    studyguide(root, "build", "pdf")
+    assert pdf.stat().st_mtime_ns == stamp  # nothing changed: the LaTeX builder did not run
+    page = root / SHAPE
+    page.write_text(page.read_text(encoding="utf-8").replace("stride 的含义。", "stride 的含义，新写的一句。"), encoding="utf-8")
+    studyguide(root, "build", "pdf")
+    assert "新写的一句" in pdf_text(pdf).replace(" ", "")

@@ -164,12 +164,29 @@ def _latexmk_finish(layout: Layout, stem: str, proc: subprocess.Popen) -> Path:
     return latex / f"{stem}.pdf"
 
 
+def _pdfs_up_to_date(layout: Layout) -> bool:
+    """True when no source, stored output, doctree, configuration or tool changed since both PDFs were made.
+
+    Sphinx's LaTeX builder rewrites every page on every run; skipping it keeps a no-op rebuild fast.
+    """
+    outputs = [layout.pdf, layout.selftest]
+    if not all(p.is_file() for p in outputs):
+        return False
+    repo = Path(__file__).resolve().parents[2]
+    inputs = [layout.doctrees / "environment.pickle", repo / "conf.py", *repo.joinpath("tools", "studyguide").rglob("*.py"),
+              *layout.book.rglob("*.md"), *layout.book.rglob("*.ipynb"), *layout.book.rglob("*.yml")]
+    newest = max((p.stat().st_mtime for p in inputs if p.is_file()), default=float("inf"))
+    return newest < min(p.stat().st_mtime for p in outputs)
+
+
 def build_pdf(layout: Layout) -> Path:
     """Sphinx LaTeX, then latexmk with xelatex for the book and its self-test edition.
 
     Both PDFs are built before either is promoted, and only without missing glyphs.
     """
     programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
+    if _pdfs_up_to_date(layout):
+        return layout.pdf
     run_sphinx(layout, "latex")
     stems = (layout.config.basename, layout.selftest.stem)
     running = [(stem, _latexmk_start(layout, stem)) for stem in stems]  # one xelatex per core

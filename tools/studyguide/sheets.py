@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -134,14 +135,31 @@ class SheetReport:
     seconds: float = 0.0
 
 
+INPUTS_FILE = ".inputs.json"  # digest of what each sheet was typeset from: unchanged sheets are not typeset again
+
+
+def _digest(payload: dict[str, Any]) -> str:
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True) + TEMPLATE.read_text(encoding="utf-8")
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def build_sheets(book: Book, out_dir: Path, title: str, edition: str, dates: Mapping[str, str], mirror: Path | None = None) -> SheetReport:
-    """Typeset every sheet into ``out_dir/<name>.pdf`` (and ``mirror``); write only changed files.
+    """Typeset every changed sheet into ``out_dir/<name>.pdf`` (and ``mirror``); write only changed files.
 
     All sheets are typeset before any is written, so one overflowing sheet leaves the old set in place.
     """
     start = time.monotonic()
     report = SheetReport()
-    pdfs = {s.name: typeset(s, data(s, title, edition, dates)) for s in plan(book)}
+    payloads = {s.name: (s, data(s, title, edition, dates)) for s in plan(book)}
+    digests = {name: _digest(payload) for name, (_, payload) in payloads.items()}
+    inputs = out_dir / INPUTS_FILE
+    before = json.loads(inputs.read_text()) if inputs.is_file() else {}
+    pdfs = {
+        name: (out_dir / f"{name}.pdf").read_bytes()
+        if before.get(name) == digests[name] and (out_dir / f"{name}.pdf").is_file()
+        else typeset(sheet, payload)
+        for name, (sheet, payload) in payloads.items()
+    }
     for target in filter(None, (out_dir, mirror)):
         target.mkdir(parents=True, exist_ok=True)
         for stale in sorted(set(p.stem for p in target.glob("*.pdf")) - set(pdfs)):
@@ -157,5 +175,6 @@ def build_sheets(book: Book, out_dir: Path, title: str, edition: str, dates: Map
             tmp.replace(path)
             if target == out_dir:
                 report.written.append(name)
+    inputs.write_text(json.dumps(digests, sort_keys=True, indent=1) + "\n")
     report.seconds = round(time.monotonic() - start, 2)
     return report
