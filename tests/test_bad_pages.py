@@ -49,3 +49,15 @@ def test_checking_and_executing_named_pages_ignores_other_broken_pages(tmp_path:
     studyguide(tmp_path, "execute", good)
     assert (tmp_path / "book/_executed/good.ipynb").is_file()
     assert (tmp_path / "book/_executed/someone-elses-page.ipynb").is_file()  # not pruned by a partial run
+
+
+def test_new_creates_a_page_that_checks_and_runs(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "bad-pages" / "_base", tmp_path, dirs_exist_ok=True)
+    out = studyguide(tmp_path, "new", "fresh-question", "--tier", "intermediate", "--topic", "precision", "--title", "新题？").stdout
+    assert out == "created book/2-intermediate/precision/fresh-question.md; fill it in, then run `make`\n"
+    page = "book/2-intermediate/precision/fresh-question.md"
+    assert studyguide(tmp_path, "check", page).stdout == "ok: 1 page(s) valid\n"
+    studyguide(tmp_path, "execute", page)
+    assert (tmp_path / "book/_executed/fresh-question.ipynb").is_file()
+    bad = studyguide(tmp_path, "new", "other", "--tier", "basics", "--topic", "precison", check=False)
+    assert bad.stderr == "studyguide new: --topic: unknown topic 'precison' (did you mean 'precision'?)\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import page
 from .book import Book
-from .errors import BookError, Problem, did_you_mean
+from .errors import BookError, Problem, StudyguideError, did_you_mean
 from .schema import ID_RE, TIER_BY_ID
 
 TEMPLATE = """---
@@ -52,6 +52,15 @@ assert x.shape == (2, 3)
 print(x.shape)
 ```
 
+速记：这道题最该记住的写法。
+
+```{{code-cell}} python
+:tags: [cheatsheet]
+import torch
+
+assert torch.zeros(2, 3).t().stride() == (1, 3)
+```
+
 ## 易错点
 
 - 常见的错误说法，以及为什么错。
@@ -77,16 +86,16 @@ def create(book_dir: Path, book: Book, question_id: str, tier: str, topic: str, 
     """Write ``book/<tier>/<topic>/<id>.md``; refuse bad names and existing ids or files."""
     problems = []
     if not ID_RE.match(question_id):
-        problems.append(Problem("new", 0, "id", f"invalid id {question_id!r}", "use lowercase kebab-case"))
+        problems.append(f"studyguide new: id: invalid id {question_id!r} (use lowercase kebab-case)")
     if any(q.id == question_id for q in book.questions):
-        problems.append(Problem("new", 0, "id", f"id {question_id!r} is taken", "choose another id"))
+        problems.append(f"studyguide new: id: {question_id!r} is taken (choose another id)")
     if tier not in TIER_BY_ID:
-        problems.append(Problem("new", 0, "tier", f"unknown tier {tier!r}", did_you_mean(tier, TIER_BY_ID)))
+        problems.append(f"studyguide new: --tier: unknown tier {tier!r} ({did_you_mean(tier, TIER_BY_ID)})")
     topics = {t.id for t in book.topics}
     if topic not in topics:
-        problems.append(Problem("new", 0, "topic", f"unknown topic {topic!r}", did_you_mean(topic, topics)))
+        problems.append(f"studyguide new: --topic: unknown topic {topic!r} ({did_you_mean(topic, topics)})")
     if problems:
-        raise BookError(problems)
+        raise StudyguideError("\n".join(problems))
     path = book_dir / TIER_BY_ID[tier].folder / topic / f"{question_id}.md"
     if path.exists():
         raise BookError([Problem(str(path), 1, "path", "file exists", "choose another id")])
