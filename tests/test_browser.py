@@ -9,7 +9,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from conftest import require_program
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

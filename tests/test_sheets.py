@@ -6,10 +6,9 @@ import io
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader
-
 from outputs import pdf_fonts, pdf_text, visible_text
 from pages import BODY, TOPICS_YML, page
+from pypdf import PdfReader
 from studyguide import sheets
 from studyguide.book import parse_book
 from studyguide.errors import BookError

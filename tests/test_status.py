@@ -28,8 +28,8 @@ def test_default_mode_lists_cpu_outputs_and_gpu_fallbacks(built_minibook: Path, 
     root = project(built_minibook, tmp_path)
     proc = studyguide(root, "status")
     lines = proc.stdout.splitlines()
-    assert any(l.startswith(f"{GPU_PAGE}: needs a GPU but its outputs came from ") and l.endswith("(CPU fallback)") for l in lines)
-    assert sum("outputs from CPU" in l for l in lines) == 2
+    assert any(line.startswith(f"{GPU_PAGE}: needs a GPU but its outputs came from ") and line.endswith("(CPU fallback)") for line in lines)
+    assert sum("outputs from CPU" in line for line in lines) == 2
     assert lines[-1] == "3 pages: 0 stale, 3 with CPU outputs, 1 of them need a GPU"
 
 

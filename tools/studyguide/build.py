@@ -194,7 +194,7 @@ def build_pdf(layout: Layout) -> Path:
         proc.wait()  # both finish before any error is raised: no stray xelatex
     built = [_latexmk_finish(layout, stem, proc) for stem, proc in running]
     downloads = layout.html / "downloads"
-    for src, dest in zip(built, (layout.pdf, layout.selftest)):
+    for src, dest in zip(built, (layout.pdf, layout.selftest), strict=True):
         promote(src, dest, downloads / dest.name)
     return layout.pdf
 

@@ -13,11 +13,11 @@ from sphinx.builders.epub3 import Epub3Builder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from ..generate import SELFTEST_DIR
-from .fresh import FreshFromDoctrees
 from ..indexes import SHEETS_DIR, TOPICS_DIR
+from .fresh import FreshFromDoctrees
 
-# Stylesheets that use CSS epubcheck rejects (empty custom properties, :has(), :is()).
 WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/", f"{SELFTEST_DIR}/")  # not part of the EPUB
+# Stylesheets that use CSS epubcheck rejects (empty custom properties, :has(), :is()).
 EPUB_EXCLUDED_CSS = ("mystnb", "sphinx-design", "sphinx_design", "copybutton")
 _SVG_RE = re.compile(r"<svg\b.*?</svg>", re.S)
 

@@ -19,28 +19,27 @@ def _dirs(app: Sphinx) -> tuple[Path, Path]:
     return cache, Path(app.builder.outdir) / app.builder.imagedir / "math"
 
 
+def _copy_new(src: Path, dst: Path) -> None:
+    """Copy the SVGs of ``src`` that ``dst`` lacks."""
+    if src.is_dir():
+        dst.mkdir(parents=True, exist_ok=True)
+        for svg in src.glob("*.svg"):
+            if not (dst / svg.name).exists():
+                shutil.copy2(svg, dst / svg.name)
+
+
 def restore(app: Sphinx) -> None:
     """Copy cached formulas into the output folder, where imgmath looks for them."""
-    if app.builder.format != "html":
-        return
-    cache, out = _dirs(app)
-    if cache.is_dir():
-        out.mkdir(parents=True, exist_ok=True)
-        for svg in cache.glob("*.svg"):
-            if not (out / svg.name).exists():
-                shutil.copy2(svg, out / svg.name)
+    if app.builder.format == "html":
+        cache, out = _dirs(app)
+        _copy_new(cache, out)
 
 
 def save(app: Sphinx, exc: Any) -> None:
     """Keep newly rendered formulas (runs before imgmath removes its folder)."""
-    if exc or app.builder.format != "html":
-        return
-    cache, out = _dirs(app)
-    if out.is_dir():
-        cache.mkdir(parents=True, exist_ok=True)
-        for svg in out.glob("*.svg"):
-            if not (cache / svg.name).exists():
-                shutil.copy2(svg, cache / svg.name)
+    if not exc and app.builder.format == "html":
+        cache, out = _dirs(app)
+        _copy_new(out, cache)
 
 
 def setup(app: Sphinx) -> None:
