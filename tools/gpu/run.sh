@@ -10,9 +10,12 @@ if [ "${1:-}" = "--local" ]; then
   python=.venv/bin/python
 else
   python=python3
-  "$python" -m pip install -q --no-index --no-deps --no-compile --target .site .whl/*.whl
+  for wheels in .whl/*/; do  # the parts carried by this call (earlier parts are already in .site)
+    ls "$wheels"*.whl >/dev/null 2>&1 && "$python" -m pip install -q --no-index --no-deps --no-compile --target .site "$wheels"*.whl
+    mkdir -p "$HOME/.local/share/fonts" && cp "$wheels"*.otf "$HOME/.local/share/fonts/" 2>/dev/null || true
+  done
   export PYTHONPATH="$PWD/.site:$PWD/tools"
-  mkdir -p "$HOME/.local/share/fonts" && cp .whl/*.ttc "$HOME/.local/share/fonts/" 2>/dev/null || true
+  [ "${1:-}" = "--install-only" ] && { echo "installed: $(ls .site | wc -l) entries in .site"; exit 0; }
 fi
 "$python" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'device', torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'cpu')" | tee "$out/device.txt"
 start=$(date +%s)
