@@ -84,10 +84,9 @@ class Layout:
 
 @dataclass
 class BuildReport:
-    """Seconds per stage, and the outputs written."""
+    """Seconds per stage."""
 
     seconds: dict[str, float] = field(default_factory=dict)
-    outputs: list[str] = field(default_factory=list)
 
 
 def _env(layout: Layout) -> dict[str, str]:
@@ -243,7 +242,6 @@ def build(layout: Layout, book: Book, formats: tuple[str, ...] = FORMATS, jobs: 
         if fmt not in formats:
             continue
         start = time.monotonic()
-        out = steps[fmt]()
+        steps[fmt]()
         report.seconds[fmt] = round(time.monotonic() - start, 2)
-        report.outputs.append(str(out))
     return report

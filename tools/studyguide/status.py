@@ -6,20 +6,20 @@ from pathlib import Path
 
 from . import notebook
 from .book import Book
+from .execute import survey
 
 
 def report(book: Book, book_dir: Path, prefix: str, strict: bool = False) -> tuple[list[str], bool]:
     """Lines describing every page that needs attention, and whether ``strict`` mode fails."""
     store = notebook.read_store(book_dir / notebook.STORE_DIR)
     lines, stale, cpu, fallback = [], 0, 0, 0
-    for q in book.questions:
-        shown = f"{prefix}/{q.path}"
-        entry = store.get(q.id)
+    for state in survey(book, book_dir, prefix, store):
+        q, shown, entry = state.question, state.shown, store.get(state.question.id)
         if entry is None:
             stale += 1
             lines.append(f"{shown}: no stored outputs (run `make execute`)")
             continue
-        if entry.key != notebook.cache_key(notebook.read_page(book_dir / q.path)):
+        if not state.fresh:
             stale += 1
             lines.append(f"{shown}: stale: code changed since its outputs were produced (run `make execute`)")
         prov = entry.provenance
