@@ -33,6 +33,7 @@ BODY = """
 ```
 
 ```{{code-cell}} python
+:tags: [cheatsheet]
 x = 1 + 1
 assert x == 2
 ```
@@ -49,6 +50,9 @@ assert x == 2
 
 - {{ref}}`{ref}`
 """
+
+
+UNTAGGED_BODY = BODY.replace(":tags: [cheatsheet]\n", "")  # the same page without a cheat-sheet cell
 
 
 def meta(**changes: object) -> dict:

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pytest
 from outputs import pdf_fonts, pdf_text, visible_text
-from pages import BODY, TOPICS_YML, page
+from pages import TOPICS_YML, UNTAGGED_BODY, page
 from pypdf import PdfReader
 from studyguide import sheets
 from studyguide.book import parse_book
 from studyguide.errors import BookError
-from studyguide.page import scan
+from studyguide.cells import read
 
+EMPTY_SNIPPET = "```{{code-cell}} python\n:tags: [cheatsheet]\nassert True\n```\n\n## 易错点"
 SNIPPET_CELL = "```{{code-cell}} python\n:tags: [cheatsheet]\ny = x * 2\nassert y == 4\n```\n\n## 易错点"
 
 
 def book_with(n: int, answer: str = "短答案。", snippet: bool = False):
-    body = BODY.replace("## 易错点", SNIPPET_CELL) if snippet else BODY
+    body = UNTAGGED_BODY.replace("## 易错点", SNIPPET_CELL) if snippet else UNTAGGED_BODY.replace("## 易错点", EMPTY_SNIPPET)
     sources = {"topics.yml": TOPICS_YML}
     for i in range(n):
         sources[f"1-basics/tensor/q{i}.md"] = page(body=body.format(ref="q0"), id=f"q{i}", answer=answer, frequent=i % 2 == 0)
@@ -26,15 +27,15 @@ def book_with(n: int, answer: str = "短答案。", snippet: bool = False):
 
 
 def test_snippet_comes_from_the_cell_tagged_cheatsheet() -> None:
-    outline = scan(BODY.replace("## 易错点", SNIPPET_CELL).format(ref="q1"))
-    assert [code for _, code in outline.snippets] == ["y = x * 2\nassert y == 4"]
+    cells = read(page(body=UNTAGGED_BODY.replace("## 易错点", SNIPPET_CELL).format(ref="q1")))
+    assert [c.source for c in cells if c.is_snippet] == ["y = x * 2\nassert y == 4"]
     assert book_with(1, snippet=True).questions[0].snippet == "y = x * 2\nassert y == 4"
 
 
 def test_snippet_size_is_checked() -> None:
     long_cell = SNIPPET_CELL.replace("y = x * 2\n", "y = x * 2\n" * 9)
     with pytest.raises(BookError) as err:
-        parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q.md": page(body=BODY.replace("## 易错点", long_cell).format(ref="q1"))})
+        parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q.md": page(body=UNTAGGED_BODY.replace("## 易错点", long_cell).format(ref="q1"))})
     assert "cheatsheet: snippet is 10 lines, 13 wide (keep the cheat-sheet cell within 8 lines of 64 characters)" in str(err.value)
 
 

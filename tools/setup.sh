@@ -47,7 +47,10 @@ python_env() {
   echo "setup: installing torch==2.13.0 (CPU wheel) first, then the pinned packages"
   # torch alone first: an unpinned torch would pull a multi-GB CUDA build
   "$VENV/bin/pip" install -q torch==2.13.0
-  "$VENV/bin/pip" install -q -c tools/constraints.txt -e ".[test]"
+  # deepspeed builds from source and imports torch while doing so: no build isolation, no C++ ops
+  "$VENV/bin/pip" install -q setuptools==84.2.1
+  DS_BUILD_OPS=0 "$VENV/bin/pip" install -q -c tools/constraints.txt --no-build-isolation deepspeed
+  "$VENV/bin/pip" install -q -c tools/constraints.txt -e ".[test,book]"
   "$VENV/bin/pip" check
   touch "$STAMP"
 }

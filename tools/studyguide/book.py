@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from . import frontmatter, page, schema
+from . import cells, frontmatter, page, schema
 from .errors import BookError, Problem, did_you_mean
 from .schema import TIER_BY_FOLDER, TIERS, Question, Topic
 
@@ -113,10 +113,18 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
     body = text.splitlines()[fm.body_line - 1 :]
     outline = page.scan("\n".join(body), fm.body_line)
     problems += page.check(outline, where, fm.body_line)
+    try:
+        code = cells.read(text, where)
+    except ValueError as exc:
+        code = []
+        problems.append(Problem(where, fm.body_line, "cells", f"myst-nb cannot read the code cells: {exc}", "check the code-cell fences and options"))
+    title_line = next((n for n, level, _ in outline.headings if level == 1), fm.body_line)
+    problems += cells.check(code, where, title_line)
     ctx = schema.Context(topics, tier, chapter)
     question, meta_problems = schema.validate(fm, where, ctx, outline.title)
     if question is not None:
-        snippet = outline.snippets[0][1] if outline.snippets else ""
+        found = cells.snippet(code)
+        snippet = found.source.strip("\n") if found else ""
         question = dataclasses.replace(question, path=rel, snippet=snippet, prompt=outline.prompt)
     return question, problems + meta_problems
 

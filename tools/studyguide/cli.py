@@ -61,11 +61,12 @@ def _execute(args: argparse.Namespace, root: Path, config: Config, book: Book) -
     layout = build_mod.Layout(root, config)
     report = execute_mod.execute(
         book, layout.book, layout.cache, prefix=config.book_dir, jobs=args.jobs or config.jobs,
-        timeout=config.cell_timeout, retries=config.retries, frozen=args.frozen, force=getattr(args, "force", False), prune=not getattr(args, "pages", None),
+        timeout=config.cell_timeout, retries=config.retries, timing_threads=config.timing_threads, frozen=args.frozen, force=getattr(args, "force", False), prune=not getattr(args, "pages", None),
     )
     layout.build.mkdir(parents=True, exist_ok=True)
     (layout.build / "execute-report.json").write_text(json.dumps(asdict(report), ensure_ascii=False, indent=1) + "\n")
-    print(f"execute: {len(report.executed)} page(s) executed, {report.pages - len(report.executed)} up to date, {report.imported} imported into the cache ({report.seconds:.1f} s)")
+    alone = f" ({len(report.timed_alone)} timing page(s) alone, {report.snippets_run} cheat-sheet cell(s) alone)" if report.executed else ""
+    print(f"execute: {len(report.executed)} page(s) executed{alone}, {report.pages - len(report.executed)} up to date, {report.imported} imported into the cache ({report.seconds:.1f} s)")
     return report
 
 

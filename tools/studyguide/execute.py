@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebook
+from . import cells, notebook
 from .book import Book
 from .errors import ExecutionError
 from .kernel import PageRun, prepare_ipython_dir, run_page
@@ -26,6 +26,8 @@ class PageState:
     shown: str  # path as printed, relative to the project root
     key: str
     fresh: bool
+    timing: bool = False  # the page times code: it runs alone, after the parallel batch
+    snippet: bool = False  # the page has a cheat-sheet cell, also run alone in a fresh kernel
 
 
 @dataclass
@@ -35,6 +37,8 @@ class ExecuteReport:
     pages: int = 0
     imported: int = 0
     executed: list[str] = field(default_factory=list)
+    timed_alone: list[str] = field(default_factory=list)
+    snippets_run: int = 0
     removed: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -45,9 +49,13 @@ def survey(book: Book, book_dir: Path, prefix: str, store: dict[str, notebook.St
     states = []
     for q in book.questions:
         path = book_dir / q.path
-        key = notebook.cache_key(notebook.read_page(path))
+        nb = notebook.read_page(path)
+        key = notebook.cache_key(nb)
         entry = store.get(q.id)
-        states.append(PageState(q, path, f"{prefix}/{q.path}", key, entry is not None and entry.key == key))
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        timing = cells.is_timing([c.source for c in code])
+        snippet = any(cells.CHEATSHEET_TAG in c.metadata.get("tags", ()) for c in code)
+        states.append(PageState(q, path, f"{prefix}/{q.path}", key, entry is not None and entry.key == key, timing, snippet))
     return states
 
 
@@ -66,6 +74,7 @@ def execute(
     jobs: int = 0,
     timeout: int = 600,
     retries: int = 2,
+    timing_threads: int = 0,
     frozen: bool = False,
     force: bool = False,
     prune: bool = True,
@@ -74,6 +83,8 @@ def execute(
     """Import the store into the cache, run stale pages (all with ``force``), export their outputs.
 
     With ``frozen`` nothing runs: stale pages raise ``ExecutionError``, as on CI's fresh clone.
+    Pages that time code run one at a time after the parallel batch, with ``timing_threads`` threads
+    (0: one per core); every cheat-sheet cell also runs alone in a fresh kernel, in the parallel batch.
     With ``prune`` stored outputs of pages that no longer exist are deleted (only for a whole book).
     """
     start = time.monotonic()
@@ -98,39 +109,67 @@ def execute(
                 report.removed.append(entry.path.name)
     if stale:
         ipython_dir = prepare_ipython_dir(cache_dir.resolve().parent / "ipython")
-        workers = min(len(stale), jobs or os.cpu_count() or 1)
-        progress(f"executing {len(stale)} of {len(states)} pages with {workers} worker(s)")
-        for n, (state, run) in enumerate(_run_all(stale, workers, timeout, retries, ipython_dir), start=1):
+        cores = os.cpu_count() or 1
+        batch = [s for s in stale if not s.timing]
+        jobs_list = [(s, False) for s in batch] + [(s, True) for s in stale if s.snippet]
+        workers = max(1, min(len(jobs_list), jobs or cores))
+        solo = [s for s in stale if s.timing]
+        progress(f"executing {len(stale)} of {len(states)} pages with {workers} worker(s), then {len(solo)} timing page(s) alone; {len(jobs_list) - len(batch)} cheat-sheet cell(s) alone")
+        threads = max(1, cores // workers)
+        done = 0
+        for state, snippet_only, run in _run_all(jobs_list, workers, timeout, retries, ipython_dir, threads):
+            if snippet_only:
+                report.snippets_run += 1
+                if not run.ok:
+                    report.failed.append(run.error)
+                    progress(f"FAILED alone {state.shown} (cheat-sheet cell)")
+                continue
+            done += 1
+            _record(state, run, store_dir, cache, report, progress, f"[{done}/{len(stale)}]")
+        for state, _, run in _run_all([(s, False) for s in solo], 1, timeout, retries, ipython_dir, timing_threads or cores):
+            done += 1
             if run.ok:
-                text = notebook.to_store(run.nb, state.shown, run.provenance)
-                path = store_dir / f"{state.question.id}.ipynb"
-                _write_if_changed(path, text)
-                notebook.import_entry(cache, notebook.StoreEntry(path, text, state.key))
-                report.executed.append(state.shown)
-                retry = f", {run.attempts} attempts" if run.attempts > 1 else ""
-                progress(f"[{n}/{len(stale)}] ok     {state.shown} ({run.seconds:.1f} s on {run.provenance.get('device', '?')}{retry})")
-            else:
-                report.failed.append(run.error)
-                progress(f"[{n}/{len(stale)}] FAILED {state.shown}")
+                run.provenance["alone"] = True
+                report.timed_alone.append(state.shown)
+            _record(state, run, store_dir, cache, report, progress, f"[{done}/{len(stale)}] (alone)")
     report.seconds = round(time.monotonic() - start, 2)
     if report.failed:
         raise ExecutionError("\n".join(sorted(report.failed)))
     return report
 
 
-def _run_all(stale: list[PageState], workers: int, timeout: int, retries: int, ipython_dir: Path):
-    """Yield (state, PageRun) as pages finish; one process per page at a time."""
+def _record(state: PageState, run: PageRun, store_dir: Path, cache: object, report: ExecuteReport,
+            progress: Callable[[str], None], counter: str) -> None:
+    """Store a finished page's outputs and import them into the cache, or note its failure."""
+    if not run.ok:
+        report.failed.append(run.error)
+        progress(f"{counter} FAILED {state.shown}")
+        return
+    text = notebook.to_store(run.nb, state.shown, run.provenance)
+    path = store_dir / f"{state.question.id}.ipynb"
+    _write_if_changed(path, text)
+    notebook.import_entry(cache, notebook.StoreEntry(path, text, state.key))
+    report.executed.append(state.shown)
+    retry = f", {run.attempts} attempts" if run.attempts > 1 else ""
+    progress(f"{counter} ok     {state.shown} ({run.seconds:.1f} s on {run.provenance.get('device', '?')}{retry})")
+
+
+Job = tuple[PageState, bool]  # (page, run only its cheat-sheet cell)
+
+
+def _run_all(jobs: list[Job], workers: int, timeout: int, retries: int, ipython_dir: Path, threads: int):
+    """Yield (state, snippet_only, PageRun) as jobs finish; one process per job at a time."""
     if workers == 1:
-        for s in stale:
-            yield s, run_page(s.path, s.shown, timeout, retries, ipython_dir)
+        for s, snippet_only in jobs:
+            yield s, snippet_only, run_page(s.path, s.shown, timeout, retries, ipython_dir, threads, snippet_only)
         return
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(run_page, s.path, s.shown, timeout, retries, ipython_dir): s for s in stale}
+        futures = {pool.submit(run_page, s.path, s.shown, timeout, retries, ipython_dir, threads, snippet_only): (s, snippet_only) for s, snippet_only in jobs}
         for future in as_completed(futures):
-            state = futures[future]
+            state, snippet_only = futures[future]
             try:
                 run = future.result()
             except Exception as exc:  # a worker crashed: report the page, keep the others
                 run = PageRun(state.shown, error=f"{state.shown}: executor crashed: {type(exc).__name__}: {exc}")
-            yield state, run
+            yield state, snippet_only, run

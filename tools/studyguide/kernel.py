@@ -25,6 +25,7 @@ def _studyguide_provenance():
     if torch is not None:
         info["torch"] = torch.__version__
         info["cuda"] = torch.version.cuda
+        info["threads"] = torch.get_num_threads()
     if torch is not None and torch.cuda.is_available():
         info["device_type"] = "cuda"
         info["device"] = torch.cuda.get_device_name(0)
@@ -80,7 +81,12 @@ def _first_line(text: str) -> str:
     return lines[0].strip() if lines else ""
 
 
-def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: int, ipython_dir: Path) -> PageRun:
+RAISES_HINT = "tag the cell ':tags: [raises-exception]' if the error is intended"
+ALONE_HINT = "the cheat sheet prints this cell alone: give it its own imports and no names from earlier cells"
+
+
+def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: int, ipython_dir: Path,
+              threads: int = 0, what: str = "", hint: str = RAISES_HINT) -> PageRun:
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import (
@@ -91,6 +97,8 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
 
     run = PageRun(page)
     env = dict(os.environ, IPYTHONDIR=str(ipython_dir), MPLBACKEND="module://matplotlib_inline.backend_inline", PYDEVD_DISABLE_FILE_VALIDATION="1")
+    if threads:
+        env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     cells = [c for c in nb.cells if c.cell_type == "code"]
     probe = nbformat.v4.new_code_cell(PROVENANCE_CODE)
     work = nbformat.v4.new_notebook(cells=cells + [probe], metadata=nb.metadata)
@@ -104,14 +112,13 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
                 info = client.wait_for_reply(client.kc.kernel_info())
                 work.metadata["language_info"] = info["content"]["language_info"]
                 for index, cell in enumerate(work.cells):
-                    where = f"{page}:{lines[index]}: cell {index + 1}" if index < len(cells) else f"{page}: provenance probe"
+                    where = f"{page}:{lines[index]}: {what or f'cell {index + 1}'}" if index < len(cells) else f"{page}: provenance probe"
                     try:
                         client.execute_cell(cell, index)
                     except CellTimeoutError:
                         run.error = f"{where}: timed out after {timeout} s (speed the cell up, or raise cell_timeout in [tool.studyguide])"
                         return run
                     except CellExecutionError as exc:
-                        hint = "tag the cell ':tags: [raises-exception]' if the error is intended"
                         run.error = f"{where}: {exc.ename}: {_first_line(exc.evalue)} ({hint})"
                         return run
         except DeadKernelError as exc:
@@ -132,15 +139,24 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
     return run
 
 
-def run_page(path: Path, page: str, timeout: int, retries: int, ipython_dir: Path) -> PageRun:
-    """Execute the page at ``path``; retry only when the kernel itself failed."""
-    from .notebook import code_cells, read_page
+def run_page(path: Path, page: str, timeout: int, retries: int, ipython_dir: Path, threads: int = 0,
+             snippet_only: bool = False) -> PageRun:
+    """Execute the page at ``path`` (or only its cheat-sheet cell, alone); retry only when the kernel failed."""
+    from .cells import CHEATSHEET_TAG, read
+    from .notebook import read_page
 
     nb = read_page(path)
-    lines = [line for line, _ in code_cells(nb)]
+    # (first code line in the page, cell): the reader yields cells in the same order
+    found = list(zip([c.line for c in read(path.read_text(encoding="utf-8"), str(path))], [c for c in nb.cells if c.cell_type == "code"]))
+    what, hint = "", RAISES_HINT
+    if snippet_only:
+        found = [(line, cell) for line, cell in found if CHEATSHEET_TAG in cell.metadata.get("tags", ())][:1]
+        what, hint = "cheat-sheet cell run alone in a fresh kernel", ALONE_HINT
+        nb = nbformat.v4.new_notebook(cells=[cell for _, cell in found], metadata=nb.metadata)
+    lines = [line for line, _ in found]
     run = PageRun(page)
     for attempt in range(1, retries + 2):
-        run = _run_once(nb, page, lines, timeout, ipython_dir)
+        run = _run_once(nb, page, lines, timeout, ipython_dir, threads, what, hint)
         run.attempts = attempt
         if run.ok or not run.infra:
             break

@@ -28,16 +28,6 @@ def read_page(path: Path) -> nbformat.NotebookNode:
     return read_myst_markdown_notebook(text, config=config, add_source_map=True, path=str(path))
 
 
-def code_cells(nb: nbformat.NotebookNode) -> list[tuple[int, Any]]:
-    """(line, cell) for every code cell; ``line`` is 1-based in the page."""
-    source_map = nb.metadata.get("source_map", [])
-    return [
-        (source_map[i] + 1 if i < len(source_map) else 0, cell)
-        for i, cell in enumerate(nb.cells)
-        if cell.cell_type == "code"
-    ]
-
-
 def cache_key(nb: nbformat.NotebookNode) -> str:
     """The key jupyter-cache gives a notebook: md5 over kernelspec and code cells."""
     from jupyter_cache.cache.main import JupyterCacheBase

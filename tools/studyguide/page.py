@@ -14,9 +14,6 @@ SECTION_IDS: dict[str, str] = {
     "易错点": "pitfalls", "追问": "follow-ups", "关联": "related",
 }
 CODE_SECTION = "详解"
-CHEATSHEET_TAG = "cheatsheet"  # a code cell with this tag is the page's snippet on the cheat sheets
-SNIPPET_MAX_LINES = 8
-SNIPPET_MAX_WIDTH = 64
 LINK_SECTION = "关联"
 _FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -34,7 +31,6 @@ class Outline:
     code_cells_by_section: dict[str, int] = field(default_factory=dict)
     index_entries: int = 0
     refs_by_section: dict[str, int] = field(default_factory=dict)
-    snippets: list[tuple[int, str]] = field(default_factory=list)  # (line, code) of cells tagged cheatsheet
     math_problems: list[tuple[int, str]] = field(default_factory=list)  # (line, char): non-ASCII inside math
     prompt_lines: list[str] = field(default_factory=list)  # the body of the 题目 section
 
@@ -53,7 +49,7 @@ def scan(text: str, first_line: int = 1) -> Outline:
     """Scan a page body (text after the front matter) for headings, cells, index entries and links."""
     out = Outline()
     fence: tuple[str, int] | None = None
-    cell: list[str] | None = None  # lines of the code cell being read
+    in_cell = False  # inside a code cell (its lines are read by cells.read, not here)
     in_math = False  # inside a $$ ... $$ block
     section = ""
     for n, line in enumerate(text.splitlines(), start=first_line):
@@ -62,12 +58,9 @@ def scan(text: str, first_line: int = 1) -> Outline:
             out.prompt_lines.append(line)
         if fence:
             if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1] and not m.group(3).strip():
-                fence = None
-                if cell is not None:
-                    _note_snippet(out, cell)
-                cell = None
-            elif cell is not None:
-                cell.append(line)
+                fence, in_cell = None, False
+            elif in_cell:
+                continue
             elif "{index}" in line:
                 out.index_entries += 1
             continue
@@ -75,7 +68,7 @@ def scan(text: str, first_line: int = 1) -> Outline:
             fence = (m.group(2)[0], len(m.group(2)))
             info = m.group(3).strip()
             if info.startswith("{code-cell}"):
-                cell = [str(n)]
+                in_cell = True
                 out.code_cells.append(n)
                 out.code_cells_by_section[section] = out.code_cells_by_section.get(section, 0) + 1
             elif info.startswith("{index}"):
@@ -107,24 +100,6 @@ def _check_math(out: Outline, line_no: int, math: str) -> None:
         out.math_problems.append((line_no, bad))
 
 
-def _cell_options(lines: list[str]) -> tuple[dict[str, str], list[str]]:
-    """Split a code cell's body into its ``:key: value`` options and its code."""
-    options: dict[str, str] = {}
-    i = 0
-    while i < len(lines) and lines[i].startswith(":") and lines[i].count(":") >= 2:
-        key, _, value = lines[i][1:].partition(":")
-        options[key.strip()] = value.strip()
-        i += 1
-    return options, lines[i:]
-
-
-def _note_snippet(out: Outline, cell: list[str]) -> None:
-    options, code = _cell_options(cell[1:])
-    tags = [t.strip() for t in options.get("tags", "").strip("[]").split(",")]
-    if CHEATSHEET_TAG in tags:
-        out.snippets.append((int(cell[0]), "\n".join(code).strip("\n")))
-
-
 def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
     """Check the outline against the page shape of the style guide (CONTRIBUTING.md)."""
     problems: list[Problem] = []
@@ -153,13 +128,6 @@ def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
     for line, char in outline.math_problems:
         hint = "formulas are typeset by LaTeX without CJK fonts: move Chinese text and full-width punctuation out of $...$"
         problems.append(Problem(path, line, "math", f"non-ASCII character {char!r} inside math", hint))
-    for n, (line, code) in enumerate(outline.snippets):
-        lines = code.splitlines()
-        if n:
-            problems.append(Problem(path, line, CHEATSHEET_TAG, "more than one cell tagged cheatsheet", "tag only the cell that best sums up the answer"))
-        elif len(lines) > SNIPPET_MAX_LINES or max(map(len, lines), default=0) > SNIPPET_MAX_WIDTH:
-            hint = f"keep the cheat-sheet cell within {SNIPPET_MAX_LINES} lines of {SNIPPET_MAX_WIDTH} characters"
-            problems.append(Problem(path, line, CHEATSHEET_TAG, f"snippet is {len(lines)} lines, {max(map(len, lines), default=0)} wide", hint))
     if not outline.refs_by_section.get(LINK_SECTION):
         line = next((n for n, t in found if t == LINK_SECTION), body_line)
         problems.append(Problem(path, line, LINK_SECTION, "no cross-reference", "link related questions with {ref}`question-id`"))

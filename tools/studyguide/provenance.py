@@ -23,7 +23,14 @@ def describe(prov: Mapping[str, Any] | None) -> str:
     if prov.get("cuda"):
         parts.append(f"CUDA {prov['cuda']}")
     parts += [f"Python {prov.get('python', '?')}", f"{prov.get('date', '?')} 执行"]
+    if prov.get("alone"):
+        parts.append(timing_text(prov))
     return " · ".join(parts)
+
+
+def timing_text(prov: Mapping[str, Any]) -> str:
+    """How a page that times code ran: alone, with its thread count."""
+    return f"计时页：单独运行，{prov.get('threads', '?')} 个线程"
 
 
 def is_cpu_fallback(needs_gpu: bool, prov: Mapping[str, Any] | None) -> bool:
@@ -46,7 +53,8 @@ def summarize(records: Iterable[Mapping[str, Any] | None]) -> list[SummaryRow]:
     groups: dict[str, list[str]] = {}
     for prov in records:
         if prov:
-            env = " · ".join(p for p in describe(prov).split(" · ") if not p.endswith("执行"))
+            skip = timing_text(prov) if prov.get("alone") else None
+            env = " · ".join(p for p in describe(prov).split(" · ") if not p.endswith("执行") and p != skip)
             groups.setdefault(env, []).append(str(prov.get("date", "?")))
         else:
             groups.setdefault(UNRECORDED, []).append("?")

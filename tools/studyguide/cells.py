@@ -1,0 +1,165 @@
+"""A page's code cells, read by myst-nb's own reader, and the rules their Python must follow (``ast``)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .errors import Problem
+
+CHEATSHEET_TAG = "cheatsheet"  # a code cell with this tag is the page's snippet on the cheat sheets
+SNIPPET_MAX_LINES = 8
+SNIPPET_MAX_WIDTH = 64
+FALLBACK_MARK = "# fallback"  # on a `try:` line: the except branch is a real fallback, not an expected error
+# Calls and imports that mark a page as one that times code: it runs alone, after the parallel batch.
+TIMING_NAMES = frozenset({
+    "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time", "timeit",
+    "blocked_autorange", "adaptive_autorange", "elapsed_time",
+})
+TIMING_MODULES = ("torch.utils.benchmark", "timeit")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One code cell: the page line of its first code line, its tags and its source."""
+
+    line: int
+    tags: tuple[str, ...]
+    source: str
+
+    @property
+    def is_snippet(self) -> bool:
+        """True for the cell printed on the cheat sheets."""
+        return CHEATSHEET_TAG in self.tags
+
+
+def read(text: str, path: str = "") -> list[Cell]:
+    """The code cells of a MyST page, exactly as myst-nb reads them (raises ``ValueError`` on bad MyST)."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    from .notebook import MYST_EXTENSIONS
+
+    config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
+    try:
+        nb = read_myst_markdown_notebook(text, config=config, add_source_map=True, path=path or None)
+    except Exception as exc:  # myst-nb raises MystMetadataParsingError and others
+        raise ValueError(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__) from None
+    lines = text.splitlines()
+    source_map = nb.metadata.get("source_map", [])
+    cells = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        fence = source_map[i] if i < len(source_map) else 1  # 1-based line of the opening fence
+        cells.append(Cell(_first_code_line(lines, fence, cell.source), tuple(cell.metadata.get("tags", ())), cell.source))
+    return cells
+
+
+def _first_code_line(lines: list[str], fence: int, source: str) -> int:
+    """1-based page line of the cell's first code line (after the fence and its options)."""
+    first = source.splitlines()[0] if source.strip() else None
+    for n in range(fence, min(len(lines), fence + 40)):  # lines[fence] is the line after the fence
+        if lines[n] == first:
+            return n + 1
+    return fence
+
+
+def python(source: str) -> str:
+    """The cell as plain Python: IPython magics (``%%writefile``, ``!cmd``) become function calls."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def parse(cell: Cell) -> ast.Module:
+    """The cell's syntax tree (raises ``SyntaxError`` with a line relative to the cell)."""
+    return ast.parse(python(cell.source))
+
+
+def _silent_trys(tree: ast.Module, source: str) -> list[int]:
+    """Lines (in the cell) of ``try`` statements whose handlers pass silently when nothing is raised."""
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or not node.handlers:
+            continue
+        if any(isinstance(n, ast.Raise) for stmt in node.orelse for n in ast.walk(stmt)):
+            continue  # else: raise AssertionError(...)
+        if all(h.body and isinstance(h.body[-1], ast.Raise) for h in node.handlers):
+            continue  # every handler re-raises: nothing is swallowed
+        if node.lineno <= len(lines) and FALLBACK_MARK in lines[node.lineno - 1]:
+            continue
+        found.append(node.lineno)
+    return found
+
+
+def is_timing(sources: list[str]) -> bool:
+    """True when code cells time code: they use torch.utils.benchmark, timeit, perf_counter or CUDA events."""
+    for source in sources:
+        try:
+            tree = ast.parse(python(source))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in TIMING_NAMES:
+                return True
+            if isinstance(node, ast.Attribute) and (node.attr in TIMING_NAMES or _is_time_time(node)):
+                return True
+            if isinstance(node, ast.Import) and any(a.name.startswith(TIMING_MODULES) for a in node.names):
+                return True
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {f"{node.module}.{a.name}" for a in node.names} | {node.module}
+                if any(n.startswith(TIMING_MODULES) for n in names):
+                    return True
+    return False
+
+
+def _is_time_time(node: ast.Attribute) -> bool:
+    return node.attr == "time" and isinstance(node.value, ast.Name) and node.value.id == "time"
+
+
+def check(cells: list[Cell], path: str, title_line: int) -> list[Problem]:
+    """Check the cells: valid Python, loud expected-error demos, one self-checking cheat-sheet cell."""
+    problems: list[Problem] = []
+    for cell in cells:
+        try:
+            tree = parse(cell)
+        except SyntaxError as exc:
+            line = cell.line + (exc.lineno or 1) - 1
+            problems.append(Problem(path, line, "code", f"not valid Python: {exc.msg}", "fix the syntax; magics like %%writefile are allowed"))
+            continue
+        for lineno in _silent_trys(tree, cell.source):
+            hint = f"add 'else: raise AssertionError(\"... 应当报错\")', or mark a real fallback with '{FALLBACK_MARK}' on the try line"
+            problems.append(Problem(path, cell.line + lineno - 1, "try", "try/except passes silently when nothing is raised", hint))
+    snippets = [c for c in cells if c.is_snippet]
+    if cells and not snippets:  # a page with no cell at all gets the page-shape error instead
+        hint = "tag one self-contained cell at the end of 详解 ':tags: [cheatsheet]', with its own imports and an assert"
+        problems.append(Problem(path, title_line, CHEATSHEET_TAG, "no cell tagged cheatsheet", hint))
+    for extra in snippets[1:]:
+        problems.append(Problem(path, extra.line, CHEATSHEET_TAG, "more than one cell tagged cheatsheet", "tag only the cell that best sums up the answer"))
+    if snippets:
+        problems += _check_snippet(snippets[0], path)
+    return problems
+
+
+def _check_snippet(cell: Cell, path: str) -> list[Problem]:
+    lines = cell.source.strip("\n").splitlines()
+    width = max(map(len, lines), default=0)
+    problems = []
+    if len(lines) > SNIPPET_MAX_LINES or width > SNIPPET_MAX_WIDTH:
+        hint = f"keep the cheat-sheet cell within {SNIPPET_MAX_LINES} lines of {SNIPPET_MAX_WIDTH} characters"
+        problems.append(Problem(path, cell.line, CHEATSHEET_TAG, f"snippet is {len(lines)} lines, {width} wide", hint))
+    try:
+        tree = parse(cell)
+    except SyntaxError:
+        return problems  # reported by check()
+    if not any(isinstance(n, ast.Assert) for n in ast.walk(tree)):
+        hint = "state the fact the sheet teaches as an assert, so the sheet cannot print a wrong claim"
+        problems.append(Problem(path, cell.line, CHEATSHEET_TAG, "cheat-sheet cell has no assert", hint))
+    return problems
+
+
+def snippet(cells: list[Cell]) -> Cell | None:
+    """The page's cheat-sheet cell, if any."""
+    return next((c for c in cells if c.is_snippet), None)
