@@ -127,3 +127,28 @@ def test_new_stored_outputs_for_unchanged_code_reach_every_format(project: Path)
     assert "(9, 9) 转置后" in page_html(project, SHAPE)
     with zipfile.ZipFile(project / "_build/minibook.epub") as z:
         assert "(9, 9) 转置后" in z.read("1-basics/tensor/shape-demo.xhtml").decode("utf-8")
+
+
+def test_timing_pages_run_alone_after_the_batch_with_fixed_threads(tmp_path: Path) -> None:
+    from conftest import FIXTURES
+
+    from studyguide.provenance import describe
+
+    root = tmp_path / "book"
+    shutil.copytree(FIXTURES / "bad-pages" / "_base", root)
+    (root / "pyproject.toml").write_text("[tool.studyguide]\ntiming_threads = 1\njobs = 2\n", encoding="utf-8")
+    good = root / "book/1-basics/tensor/good.md"
+    timed = good.read_text(encoding="utf-8").replace("id: good", "id: timed").replace(
+        "x = 1 + 1\nassert x == 2",
+        "from torch.utils import benchmark\nm = benchmark.Timer('1 + 1').blocked_autorange(min_run_time=0.05)\n"
+        "assert len(m.times) >= 7",
+    )
+    (good.parent / "timed.md").write_text(timed, encoding="utf-8")
+    out = studyguide(root, "execute").stdout
+    assert "then 1 timing page(s) alone" in out and "(alone) ok     book/1-basics/tensor/timed.md" in out
+    assert out.index("ok     book/1-basics/tensor/good.md") < out.index("(alone) ok")  # after the batch
+    meta = {p.stem: nbformat.read(p, as_version=4).metadata["studyguide"] for p in (root / "book/_executed").glob("*.ipynb")}
+    assert meta["timed"]["alone"] is True and meta["timed"]["threads"] == 1
+    assert "alone" not in meta["good"]
+    assert describe(meta["timed"]).endswith("计时页：单独运行，1 个线程")
+    assert "计时页" not in describe(meta["good"])
