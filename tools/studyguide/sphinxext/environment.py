@@ -75,16 +75,30 @@ def _fill(app: Sphinx, placeholders: list[environment_summary]) -> None:
     ))
     content: list[nodes.Node] = [intro, _table(rows, len(records))]
     book = getattr(app, "studyguide_book", None)
-    fallback = [q for q in (book.questions if book else ()) if provenance.is_cpu_fallback(q.needs_gpu, app.env.studyguide_provenance.get(q.docname))]
+    questions = book.questions if book else ()
+    prov = app.env.studyguide_provenance
+    fallback = [q for q in questions if provenance.is_cpu_fallback(q.needs_gpu, prov.get(q.docname))]
     if fallback:
         content.append(nodes.paragraph(text=f"以下 {len(fallback)} 道题的真实输出需要 GPU，本版中它们的输出是 CPU 上的回退结果："))
-        items = nodes.bullet_list()
-        for q in fallback:
-            ref = addnodes.pending_xref("", nodes.inline(text=q.title), refdomain="std", reftype="ref", reftarget=q.id, refexplicit=True, refwarn=True)
-            items += nodes.list_item("", nodes.paragraph("", "", ref))
-        content.append(items)
+        content.append(_links(fallback))
+    timed = [q for q in questions if (prov.get(q.docname) or {}).get("alone")]
+    if timed:
+        content.append(nodes.paragraph(text=(
+            f"以下 {len(timed)} 道题会计时。它们在其他页并行执行完之后逐一单独运行，线程数固定"
+            "（见各页标题下的执行信息），计时用 torch.utils.benchmark 或 CUDA event，报告中位数与离散度："
+        )))
+        content.append(_links(timed))
     for node in placeholders:
         node.replace_self([n.deepcopy() for n in content])
+
+
+def _links(questions: list[Any]) -> nodes.bullet_list:
+    """A bullet list of links to question pages, by title."""
+    items = nodes.bullet_list()
+    for q in questions:
+        ref = addnodes.pending_xref("", nodes.inline(text=q.title), refdomain="std", reftype="ref", reftarget=q.id, refexplicit=True, refwarn=True)
+        items += nodes.list_item("", nodes.paragraph("", "", ref))
+    return items
 
 
 def init_env(app: Sphinx, env: Any, docnames: list[str]) -> None:
