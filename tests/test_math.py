@@ -1,0 +1,60 @@
+"""Formulas are canonical SVG: the same formula gives the same bytes in any process, on any machine."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import require_program
+
+from studyguide.sphinxext.mathcache import canonical_svg
+
+FORMULAS = [r"\text{lr}\cdot\lambda\cdot w", r"\frac{m}{\sqrt{\hat v}+\epsilon}", r"p_i/p_j = \exp((z_i-z_j)/T)"]
+RENDER = r'''
+import subprocess, sys
+from pathlib import Path
+from studyguide.sphinxext.mathcache import canonical_svg
+out = Path(sys.argv[1]); out.mkdir()
+for n, formula in enumerate(sys.argv[2:]):
+    tex = out / f"f{n}.tex"
+    tex.write_text("\\documentclass[12pt]{article}\\usepackage{amsmath}\\pagestyle{empty}"
+                   "\\begin{document}$" + formula + "$\\end{document}\n")
+    subprocess.run(["latex", "-interaction=nonstopmode", tex.name], cwd=out, check=True, capture_output=True)
+    subprocess.run(["dvisvgm", "--no-fonts", "--cache=none", "-o", f"f{n}.svg", f"f{n}.dvi"], cwd=out, check=True, capture_output=True)
+    svg = out / f"f{n}.svg"
+    svg.write_text(canonical_svg(svg.read_text()))
+'''
+
+
+def sample() -> str:
+    uses = "\n".join(f"<use x='{i}' y='0' xlink:href='#g{f}-{c}'/>" for i, (f, c) in enumerate([(5, 108), (1, 1), (3, 21), (1, 1)]))
+    defs = "\n".join(f"<path id='g{f}-{c}' d='M{f}.{c}Z'/>" for f, c in [(1, 1), (3, 21), (5, 108)])
+    return f"<svg>\n<defs>\n{defs}\n</defs>\n<g id='page1'>\n{uses}\n</g>\n</svg>\n"
+
+
+def test_glyph_order_and_font_numbers_do_not_change_the_bytes() -> None:
+    text = sample()
+    lines = text.splitlines(keepends=True)
+    shuffled = "".join(lines[:2] + lines[2:5][::-1] + lines[5:]).replace("g5-", "g0-").replace("g3-", "g7-")
+    assert shuffled != text
+    assert canonical_svg(shuffled) == canonical_svg(text)
+    assert canonical_svg(canonical_svg(text)) == canonical_svg(text)
+    first = canonical_svg(text)
+    assert first.index("id='g1' d='M5.108Z'") < first.index("id='g2' d='M1.1Z'")  # order of first use
+    assert "xlink:href='#g1'" in first and "g5-108" not in first
+
+
+def test_svg_that_is_not_a_plain_glyph_list_is_left_alone() -> None:
+    odd = "<svg><defs><clipPath id='c'><rect/></clipPath></defs><use xlink:href='#c'/></svg>"
+    assert canonical_svg(odd) == odd
+
+
+def test_the_same_formulas_give_the_same_bytes_in_separate_processes(tmp_path: Path) -> None:
+    require_program("latex")
+    require_program("dvisvgm")
+    for n in range(3):
+        subprocess.run([sys.executable, "-c", RENDER, str(tmp_path / f"p{n}"), *FORMULAS], check=True)
+    for n in range(len(FORMULAS)):
+        svgs = {(tmp_path / f"p{p}" / f"f{n}.svg").read_bytes() for p in range(3)}
+        assert len(svgs) == 1 and b"<path id='g1'" in svgs.pop()
