@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what the build needs, skipping what is already there:
 #   1. Debian packages: TeX Live (xelatex, Chinese), Noto CJK fonts, dvisvgm, epubcheck, poppler;
-#   2. the virtual environment .venv: torch==2.13.0 first and alone, then the pinned packages.
+#   2. the virtual environment .venv: torch==2.13.0 first and alone (CPU build without a GPU), then deepspeed
+#      (built against that torch), then the pinned packages, the test tools and the book's own tools.
 # Usage: tools/setup.sh [debian|python|all]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,8 @@ DEBIAN_PACKAGES=(
   fonts-noto-cjk dvisvgm epubcheck default-jre-headless poppler-utils qpdf chromium
 )
 PYTHON=${PYTHON:-python3}
+TORCH_VERSION=2.13.0
+TORCH_INDEX_URL=${TORCH_INDEX_URL-https://download.pytorch.org/whl/cpu}
 VENV=.venv
 STAMP=$VENV/.installed
 
@@ -39,14 +42,30 @@ debian() {
   }
 }
 
+# torch alone and first, so nothing else pulls a build of its own choosing. Without a GPU the CPU build
+# comes from PyTorch's CPU wheel index (TORCH_INDEX_URL; empty: use the default index); when that index
+# cannot be reached, the default index is used and a line says so. With a GPU: the default (CUDA) build.
+install_torch() {
+  local spec="torch==$TORCH_VERSION"
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    echo "setup: GPU found: installing $spec (CUDA build) from the default index"
+    "$VENV/bin/pip" install -q "$spec"
+    return
+  fi
+  if [ -n "$TORCH_INDEX_URL" ]; then
+    echo "setup: no GPU: installing $spec (CPU build) from $TORCH_INDEX_URL"
+    "$VENV/bin/pip" install -q --retries 1 --timeout 30 --index-url "$TORCH_INDEX_URL" "$spec" && return
+    echo "setup: $TORCH_INDEX_URL could not be reached: installing $spec from the default index instead (on Linux that is the larger CUDA build; it runs on a CPU too)"
+  fi
+  "$VENV/bin/pip" install -q "$spec"
+}
+
 python_env() {
   if [ -f "$STAMP" ] && [ "$STAMP" -nt pyproject.toml ] && [ "$STAMP" -nt tools/constraints.txt ]; then
     return 0
   fi
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-  echo "setup: installing torch==2.13.0 (CPU wheel) first, then the pinned packages"
-  # torch alone first: an unpinned torch would pull a multi-GB CUDA build
-  "$VENV/bin/pip" install -q torch==2.13.0
+  install_torch
   # deepspeed builds from source and imports torch while doing so: no build isolation, no C++ ops
   "$VENV/bin/pip" install -q setuptools==84.2.1
   DS_BUILD_OPS=0 "$VENV/bin/pip" install -q -c tools/constraints.txt --no-build-isolation deepspeed
