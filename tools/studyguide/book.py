@@ -52,15 +52,30 @@ def is_generated(text: str) -> bool:
     return GENERATED_MARK in lines[0]
 
 
-def read_sources(book_dir: Path) -> dict[str, str]:
+def read_sources(book_dir: Path, prefix: str = "book") -> dict[str, str]:
     """Read topics.yml and every Markdown file under the tier folders, keyed by POSIX path in the book."""
-    sources: dict[str, str] = {}
+    raw: dict[str, bytes] = {}
     topics = book_dir / TOPICS_FILE
     if topics.is_file():
-        sources[TOPICS_FILE] = topics.read_text(encoding="utf-8")
+        raw[TOPICS_FILE] = topics.read_bytes()
     for tier in TIERS:
         for path in sorted((book_dir / tier.folder).rglob("*.md")):
-            sources[path.relative_to(book_dir).as_posix()] = path.read_text(encoding="utf-8")
+            raw[path.relative_to(book_dir).as_posix()] = path.read_bytes()
+    return decode_sources(raw, prefix)
+
+
+def decode_sources(raw: Mapping[str, bytes], prefix: str = "book") -> dict[str, str]:
+    """Decode the files as UTF-8; raise ``BookError`` naming the line of every file that is not."""
+    sources, problems = {}, []
+    for rel, data in raw.items():
+        try:
+            sources[rel] = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            message = f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded"
+            problems.append(Problem(f"{prefix}/{rel}", line, "encoding", message, "save the file as UTF-8"))
+    if problems:
+        raise BookError(problems)
     return sources
 
 
@@ -166,7 +181,7 @@ def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collectio
 
 def load_book(book_dir: Path, prefix: str = "book", only: Collection[str] | None = None) -> Book:
     """Read and parse the book in ``book_dir`` (only the pages in ``only``, when given)."""
-    sources = read_sources(book_dir)
+    sources = read_sources(book_dir, prefix)
     if only is not None:
         unknown = sorted(set(only) - set(sources))
         if unknown:

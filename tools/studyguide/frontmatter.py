@@ -38,18 +38,36 @@ def split(text: str) -> tuple[str, int, int] | None:
     return None
 
 
-def _key_lines(node: yaml.Node, prefix: str, offset: int, out: dict[str, int]) -> None:
-    """Record the line of every mapping key and sequence item under ``node``."""
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _key_lines(node: yaml.Node, prefix: str, offset: int, out: dict[str, int], problems: list[Problem], path_: str,
+               above: frozenset[int] = frozenset()) -> None:
+    """Record the line of every mapping key and sequence item under ``node``; note duplicate and non-string keys."""
+    if id(node) in above:
+        line = node.start_mark.line + offset
+        problems.append(Problem(path_, line, prefix, "a YAML alias refers to its own parent", "write the value out instead of using &anchor / *alias"))
+        return
+    above = above | {id(node)}
     if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
         for key_node, value_node in node.value:
             path = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
-            out[path] = key_node.start_mark.line + offset
-            _key_lines(value_node, path, offset, out)
+            line = key_node.start_mark.line + offset
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR_TAG:
+                shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else "a collection"
+                problems.append(Problem(path_, line, prefix or "front matter", f"key {shown!r} is not a string", "write keys as plain names, e.g. tier:"))
+                continue
+            if key_node.value in seen:
+                problems.append(Problem(path_, line, path, "duplicate key", "keep one: YAML would silently keep only the last"))
+            seen.add(key_node.value)
+            out.setdefault(path, line)
+            _key_lines(value_node, path, offset, out, problems, path_, above)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             path = f"{prefix}[{i}]"
             out[path] = item.start_mark.line + offset
-            _key_lines(item, path, offset, out)
+            _key_lines(item, path, offset, out, problems, path_, above)
 
 
 def parse(text: str, path: str) -> tuple[FrontMatter | None, list[Problem]]:
@@ -62,15 +80,18 @@ def parse(text: str, path: str) -> tuple[FrontMatter | None, list[Problem]]:
     try:
         node = yaml.compose(yaml_text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(yaml_text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+    except yaml.YAMLError as exc:  # scanner, parser and constructor errors alike
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = first + (mark.line if mark else 0)
-        reason = exc.problem or str(exc).splitlines()[0]
+        reason = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
         hint = "check indentation, and quote values that contain ':' or '#'"
         return None, [Problem(path, line, "front matter", f"invalid YAML: {reason}", hint)]
     if not isinstance(data, dict):
         hint = "the front matter must be a mapping of keys to values"
         return None, [Problem(path, first, "front matter", "not a YAML mapping", hint)]
     lines: dict[str, int] = {}
-    _key_lines(node, "", first, lines)
+    problems: list[Problem] = []
+    _key_lines(node, "", first, lines, problems, path)
+    if problems:
+        return None, problems
     return FrontMatter(data, lines, body_line), []

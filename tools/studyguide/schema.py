@@ -89,6 +89,8 @@ def _check_id(value: Any, ctx: Context) -> list[Issue]:
 
 
 def _check_tier(value: Any, ctx: Context) -> list[Issue]:
+    if not isinstance(value, str):
+        return [("", f"expected one tier id, got {value!r}", "write it plain, e.g. tier: basics")]
     if value not in TIER_BY_ID:
         return [("", f"unknown tier {value!r}", did_you_mean(str(value), TIER_BY_ID))]
     if ctx.folder_tier and value != ctx.folder_tier:
@@ -103,7 +105,9 @@ def _check_topics(value: Any, ctx: Context) -> list[Issue]:
         return [("", "topics must be a non-empty list", "e.g. topics: [tensor, autograd]")]
     issues: list[Issue] = []
     for i, topic in enumerate(value):
-        if topic not in ctx.topics:
+        if not isinstance(topic, str):
+            issues.append((f"[{i}]", f"topic {topic!r} is not a topic id", "write plain ids: topics: [tensor, autograd]"))
+        elif topic not in ctx.topics:
             hint = did_you_mean(str(topic), ctx.topics)
             issues.append((f"[{i}]", f"unknown topic {topic!r}", hint))
         elif topic in value[:i]:
@@ -159,7 +163,7 @@ def validate(fm: FrontMatter, path: str, ctx: Context, title: str) -> tuple[Ques
         hint = f"add a '{NAMESPACE}:' table with: " + ", ".join(FIELD_NAMES)
         return None, [Problem(path, fm.line(NAMESPACE), NAMESPACE, "missing metadata table", hint)]
     problems = []
-    for key in sorted(set(raw) - set(FIELD_NAMES)):
+    for key in sorted({str(k) for k in raw} - set(FIELD_NAMES)):
         full = f"{NAMESPACE}.{key}"
         problems.append(Problem(path, fm.line(full), full, "unknown field", did_you_mean(key, FIELD_NAMES)))
     for field in FIELDS:
