@@ -103,14 +103,46 @@ def test_provenance_and_cpu_fallback_are_printed(project: Path) -> None:
     assert "执行环境" in env and "<td><p>3</p></td>" in env
 
 
-def test_a_dead_kernel_is_retried_then_reported(project: Path) -> None:
+def test_a_page_that_kills_its_kernel_is_reported_at_its_cell_and_not_retried(project: Path) -> None:
     page = project / SHAPE
     text = page.read_text(encoding="utf-8").replace("m = torch.arange(6)", "import os\nos._exit(3)\nm = torch.arange(6)")
     page.write_text(text, encoding="utf-8")
     proc = studyguide(project, "execute", check=False)
     assert proc.returncode == 1
-    assert proc.stderr.startswith(f"{SHAPE}: kernel died: ") and len(proc.stderr.splitlines()) == 1
-    assert "3 attempts" not in proc.stdout  # failures do not print an ok line
+    assert proc.stderr.startswith(f"{SHAPE}:") and ": cell 1: the kernel died while running this cell" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and "attempts" not in proc.stdout
+
+
+FLAKY_KERNEL = """
+import os, sys
+marker = sys.argv.pop(1)
+if not os.path.exists(marker):  # the first start fails, as a kernel that cannot start would
+    open(marker, "w").close()
+    sys.exit(1)
+os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *sys.argv[1:]])
+"""
+
+
+def test_a_kernel_that_fails_to_start_is_retried(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from conftest import FIXTURES
+
+    root = tmp_path / "book"
+    shutil.copytree(FIXTURES / "bad-pages" / "_base", root)
+    spec = tmp_path / "jupyter/kernels/python3"
+    spec.mkdir(parents=True)
+    (tmp_path / "flaky.py").write_text(FLAKY_KERNEL, encoding="utf-8")
+    argv = [sys.executable, str(tmp_path / "flaky.py"), str(tmp_path / "started-once"), "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "flaky", "language": "python"}))
+    (root / "pyproject.toml").write_text("[tool.studyguide]\njobs = 1\n", encoding="utf-8")
+    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter")}
+    run = [sys.executable, "-m", "studyguide.cli", "--root", str(root), "execute", "book/1-basics/tensor/good.md"]
+    proc = subprocess.run(run, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "ok     book/1-basics/tensor/good.md" in proc.stdout and "2 attempts" in proc.stdout
 
 
 def test_new_stored_outputs_for_unchanged_code_reach_every_format(project: Path) -> None:

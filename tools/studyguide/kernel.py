@@ -85,6 +85,26 @@ RAISES_HINT = "tag the cell ':tags: [raises-exception]' if the error is intended
 ALONE_HINT = "the cheat sheet prints this cell alone: give it its own imports and no names from earlier cells"
 
 
+ASSERT_HINT = "a claim the page asserts no longer holds: compare the output with the claim, then fix the code or the prose"
+LINE_PROBE = """
+import sys as _s, traceback as _t
+_f = [f for f in _t.extract_tb(getattr(_s, "last_traceback", None)) if "ipykernel_" in f.filename or f.filename.startswith("<")]
+print([f.lineno for f in _f if f.filename == _f[0].filename][-1] if _f else 1)
+del _s, _t, _f
+"""
+
+
+def _raising_line(client: Any) -> int:
+    """Line, within the cell that just failed, of the statement that raised (1 when unknown)."""
+    probe = nbformat.v4.new_code_cell(LINE_PROBE)
+    try:
+        client.execute_cell(probe, 0)
+    except Exception:  # the probe is best effort: the error itself is what matters
+        return 1
+    text = "".join(o.get("text", "") for o in probe.outputs if o.get("output_type") == "stream").strip()
+    return int(text) if text.isdigit() else 1
+
+
 def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: int, ipython_dir: Path,
               threads: int = 0, what: str = "", hint: str = RAISES_HINT) -> PageRun:
     from jupyter_client.manager import AsyncKernelManager
@@ -119,7 +139,13 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
                         run.error = f"{where}: timed out after {timeout} s (speed the cell up, or raise cell_timeout in [tool.studyguide])"
                         return run
                     except CellExecutionError as exc:
-                        run.error = f"{where}: {exc.ename}: {_first_line(exc.evalue)} ({hint})"
+                        if index < len(cells):
+                            where = f"{page}:{lines[index] + _raising_line(client) - 1}: {what or f'cell {index + 1}'}"
+                        why = ASSERT_HINT if exc.ename == "AssertionError" and hint == RAISES_HINT else hint
+                        run.error = f"{where}: {exc.ename}: {_first_line(exc.evalue) or '(no message)'} ({why})"
+                        return run
+                    except DeadKernelError:  # the page's own code ended the kernel: not retried
+                        run.error = f"{where}: the kernel died while running this cell (os._exit, a crash in native code, or out of memory)"
                         return run
         except DeadKernelError as exc:
             run.error, run.infra = f"{page}: kernel died: {_first_line(exc)}", True
