@@ -1,6 +1,7 @@
 # PyTorch 面试题精讲 — build and test.
 #   make          install what is missing, then build the website, PDF and EPUB into _build/
 #   make test     build, then run the test suite
+#   make unit     the fast tests only (no kernel, no build)
 # Set FROZEN=1 to forbid execution (CI: the stored outputs must already match the code).
 
 VENV   := .venv
@@ -9,7 +10,7 @@ STAMP  := $(VENV)/.installed
 FLAGS  := $(if $(FROZEN),--frozen,)
 PYTEST ?=
 
-.PHONY: all setup deps test check sync indexes execute sheets html epub pdf serve bench status doctor new clean
+.PHONY: all setup deps test unit check sync indexes execute sheets html epub pdf serve bench status doctor new clean
 
 all: setup
 	$(SG) build $(FLAGS)
@@ -24,6 +25,10 @@ $(STAMP): pyproject.toml tools/constraints.txt
 
 test: all
 	$(VENV)/bin/python -m pytest $(PYTEST)
+
+# the fast tests: schema, checker, parser, generators, math, lint; no kernel, no build
+unit: $(STAMP)
+	$(VENV)/bin/python -m pytest -m "not build" $(PYTEST)
 
 check: $(STAMP)
 	$(SG) check

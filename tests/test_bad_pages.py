@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, studyguide
 
+pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
+
 CASES = sorted(p.name for p in (FIXTURES / "bad-pages").iterdir() if p.is_dir() and not p.name.startswith("_"))
 
 

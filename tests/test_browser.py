@@ -11,6 +11,8 @@ from urllib.parse import urlparse
 import pytest
 from conftest import require_program
 
+pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
+
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-default-apps"]
 QUESTION = "1-basics/tensor/shape-demo.html"

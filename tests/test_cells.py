@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from pages import BODY, page
-
 from studyguide import cells
 
 LOUD = [

@@ -6,9 +6,12 @@ import sqlite3
 import zipfile
 from pathlib import Path
 
+import pytest
 from pages import TOPICS_YML, page
 from studyguide.book import parse_book
 from studyguide.deck import build_deck, fields, guid, markdown_html
+
+pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
 
 def notes(apkg: Path, tmp: Path) -> list[tuple[str, list[str], set[str]]]:

@@ -7,7 +7,6 @@ import re
 from conftest import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from studyguide.book import decode_sources, parse_book
 from studyguide.errors import BookError
 

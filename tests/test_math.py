@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from conftest import require_program
-
 from studyguide.sphinxext.mathcache import canonical_svg
 
 FORMULAS = [r"\text{lr}\cdot\lambda\cdot w", r"\frac{m}{\sqrt{\hat v}+\epsilon}", r"p_i/p_j = \exp((z_i-z_j)/T)"]

@@ -20,6 +20,8 @@ from outputs import (
 )
 from pypdf import PdfReader
 
+pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
+
 PAGES = {
     "shape": "1-basics/tensor/shape-demo",
     "grad": "2-intermediate/autograd/grad-demo",

@@ -19,6 +19,8 @@ from pypdf import PdfReader
 from studyguide.book import load_book
 from studyguide.config import load_config
 
+pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
+
 CONFIG = load_config(REPO)
 BUILD = REPO / CONFIG.build_dir
 PDF, EPUB = BUILD / f"{CONFIG.basename}.pdf", BUILD / f"{CONFIG.basename}.epub"

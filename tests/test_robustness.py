@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO, copy_project, studyguide
 from outputs import epub_files, pdf_text
+
+pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
 SHAPE = "book/1-basics/tensor/shape-demo.md"
 
@@ -52,7 +55,7 @@ def test_missing_tex_and_fonts_name_the_install_command(built_minibook: Path, tm
     empty = tmp_path / "empty-path"
     empty.mkdir()
     env = {**os.environ, "PATH": str(empty)}
-    proc = subprocess.run([sys.executable, "-m", "studyguide.cli", "--root", str(root), "build", "pdf"], capture_output=True, text=True, env=env)
+    proc = subprocess.run([sys.executable, "-m", "studyguide.cli", "--root", str(root), "build", "pdf"], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 1
     [line] = proc.stderr.splitlines()
     assert line.startswith("PDF: missing program 'xelatex', program 'latexmk'")

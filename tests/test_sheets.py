@@ -11,8 +11,10 @@ from pages import TOPICS_YML, UNTAGGED_BODY, page
 from pypdf import PdfReader
 from studyguide import sheets
 from studyguide.book import parse_book
-from studyguide.errors import BookError
 from studyguide.cells import read
+from studyguide.errors import BookError
+
+pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
 EMPTY_SNIPPET = "```{{code-cell}} python\n:tags: [cheatsheet]\nassert True\n```\n\n## 易错点"
 SNIPPET_CELL = "```{{code-cell}} python\n:tags: [cheatsheet]\ny = x * 2\nassert y == 4\n```\n\n## 易错点"

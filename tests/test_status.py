@@ -6,7 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import studyguide
+
+pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
 GPU_PAGE = "book/3-advanced/performance/gpu-demo.md"
 

@@ -26,7 +26,8 @@ def make_book(src: Path, dest: Path, pages: int) -> int:
     shutil.copytree(src / config.book_dir, dest / config.book_dir, ignore=shutil.ignore_patterns("index.md", "environment.md"))
     book_dir = dest / config.book_dir
     questions = load_book(book_dir).questions
-    total, copies, extra = len(questions), 0, []
+    total, copies = len(questions), 0
+    extra: list[str] = []
     while total < pages:
         copies += 1
         for q in questions[: pages - total]:
@@ -51,7 +52,7 @@ def make_book(src: Path, dest: Path, pages: int) -> int:
 def timed(root: Path, *args: str) -> float:
     """Seconds one ``studyguide`` command takes, in a fresh process as a user would run it."""
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "studyguide.cli", "--root", str(root), *args], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "studyguide.cli", "--root", str(root), *args], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"bench: studyguide {' '.join(args)} failed:\n{proc.stderr}")
     return time.monotonic() - start

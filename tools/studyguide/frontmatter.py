@@ -91,7 +91,8 @@ def parse(text: str, path: str) -> tuple[FrontMatter | None, list[Problem]]:
         return None, [Problem(path, first, "front matter", "not a YAML mapping", hint)]
     lines: dict[str, int] = {}
     problems: list[Problem] = []
-    _key_lines(node, "", first, lines, problems, path)
+    if node is not None:
+        _key_lines(node, "", first, lines, problems, path)
     if problems:
         return None, problems
     return FrontMatter(data, lines, body_line), []

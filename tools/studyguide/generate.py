@@ -85,8 +85,9 @@ def _selftest_groups(book: Book) -> list[str]:
     for tier in TIERS:
         chapters = book.chapters(tier.id)
         if chapters:
-            lines += ["" if lines else None, f"{SELFTEST_DIR}/{tier.id}", *[f"{tier.folder}/{t.id}/index" for t, _ in chapters]]
-    return [line for line in lines if line is not None]
+            lines += [""] if lines else []
+            lines += [f"{SELFTEST_DIR}/{tier.id}", *[f"{tier.folder}/{t.id}/index" for t, _ in chapters]]
+    return lines
 
 
 def render_selftest_tier(i: int, tier: Tier, questions: list[Question]) -> str:

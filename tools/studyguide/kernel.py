@@ -76,7 +76,7 @@ def prepare_ipython_dir(path: Path) -> Path:
     return path
 
 
-def _first_line(text: str) -> str:
+def _first_line(text: object) -> str:
     lines = [s for s in str(text).strip().splitlines() if s.strip()]
     return lines[0].strip() if lines else ""
 
@@ -129,7 +129,8 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
         start = time.monotonic()
         try:
             with client.setup_kernel(env=env, cleanup_kc=True):
-                info = client.wait_for_reply(client.kc.kernel_info())
+                assert client.kc is not None  # set by setup_kernel
+                info = client.wait_for_reply(client.kc.kernel_info()) or {}
                 work.metadata["language_info"] = info["content"]["language_info"]
                 for index, cell in enumerate(work.cells):
                     where = f"{page}:{lines[index]}: {what or f'cell {index + 1}'}" if index < len(cells) else f"{page}: provenance probe"
@@ -173,7 +174,7 @@ def run_page(path: Path, page: str, timeout: int, retries: int, ipython_dir: Pat
 
     nb = read_page(path)
     # (first code line in the page, cell): the reader yields cells in the same order
-    found = list(zip([c.line for c in read(path.read_text(encoding="utf-8"), str(path))], [c for c in nb.cells if c.cell_type == "code"]))
+    found = list(zip([c.line for c in read(path.read_text(encoding="utf-8"), str(path))], [c for c in nb.cells if c.cell_type == "code"], strict=True))
     what, hint = "", RAISES_HINT
     if snippet_only:
         found = [(line, cell) for line, cell in found if CHEATSHEET_TAG in cell.metadata.get("tags", ())][:1]

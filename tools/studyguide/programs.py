@@ -38,14 +38,14 @@ PDF_TOOLS = (Requirement("pdffonts", "poppler-utils"), Requirement("pdftotext", 
 def _has_font(family: str) -> bool:
     if not shutil.which("fc-list"):
         return False
-    out = subprocess.run(["fc-list", family, "family"], capture_output=True, text=True).stdout
+    out = subprocess.run(["fc-list", family, "family"], capture_output=True, text=True, check=False).stdout
     return any(family in line for line in out.splitlines())
 
 
 def _has_tex_file(name: str) -> bool:
     if not shutil.which("kpsewhich"):
         return False
-    return bool(subprocess.run(["kpsewhich", name], capture_output=True, text=True).stdout.strip())
+    return bool(subprocess.run(["kpsewhich", name], capture_output=True, text=True, check=False).stdout.strip())
 
 
 def missing(requirements: tuple[Requirement, ...], tex_files: tuple[tuple[str, str], ...] = ()) -> list[Requirement]:

@@ -35,7 +35,7 @@ def timing_text(prov: Mapping[str, Any]) -> str:
 
 def is_cpu_fallback(needs_gpu: bool, prov: Mapping[str, Any] | None) -> bool:
     """True when a page needs a GPU but its outputs came from a CPU."""
-    return needs_gpu and bool(prov) and prov.get("device_type") != "cuda"
+    return needs_gpu and prov is not None and bool(prov) and prov.get("device_type") != "cuda"
 
 
 @dataclass(frozen=True)

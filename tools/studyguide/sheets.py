@@ -163,7 +163,7 @@ def build_sheets(book: Book, out_dir: Path, title: str, edition: str, dates: Map
     }
     for target in filter(None, (out_dir, mirror)):
         target.mkdir(parents=True, exist_ok=True)
-        for stale in sorted(set(p.stem for p in target.glob("*.pdf")) - set(pdfs)):
+        for stale in sorted({p.stem for p in target.glob("*.pdf")} - set(pdfs)):
             (target / f"{stale}.pdf").unlink()
         for name, pdf in pdfs.items():
             path = target / f"{name}.pdf"

@@ -24,7 +24,8 @@ class EnvironmentDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         """Return the placeholder node and remember which page holds it."""
-        self.env.studyguide_summary_docs.add(self.env.docname)
+        env: Any = self.env  # carries the extension's own attributes
+        env.studyguide_summary_docs.add(env.docname)
         return [environment_summary()]
 
 
@@ -67,7 +68,8 @@ class EnvironmentSummary(SphinxPostTransform):
 
 def _fill(app: Sphinx, placeholders: list[environment_summary]) -> None:
     """Replace the placeholders with the summary table, and list the CPU-fallback pages."""
-    records = list(app.env.studyguide_provenance.values())
+    env: Any = app.env  # carries the extension's own attributes
+    records = list(env.studyguide_provenance.values())
     rows = provenance.summarize(records)
     intro = nodes.paragraph(text=(
         "书中每一段输出都来自真实运行。下表汇总了各题输出的产生环境；"
@@ -76,7 +78,7 @@ def _fill(app: Sphinx, placeholders: list[environment_summary]) -> None:
     content: list[nodes.Node] = [intro, _table(rows, len(records))]
     book = getattr(app, "studyguide_book", None)
     questions = book.questions if book else ()
-    prov = app.env.studyguide_provenance
+    prov = env.studyguide_provenance
     fallback = [q for q in questions if provenance.is_cpu_fallback(q.needs_gpu, prov.get(q.docname))]
     if fallback:
         content.append(nodes.paragraph(text=f"以下 {len(fallback)} 道题的真实输出需要 GPU，本版中它们的输出是 CPU 上的回退结果："))

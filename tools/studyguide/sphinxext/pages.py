@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
@@ -51,7 +52,7 @@ class QuestionPage(SphinxTransform):
         docname = self.env.current_document.docname
         question = book.by_docname().get(docname) if book else None
         section = next(iter(self.document.findall(nodes.section)), None)
-        if question is None or section is None:
+        if book is None or question is None or section is None:
             return
         self._set_id(section, question.id)
         section["names"].append(question.id)
@@ -62,9 +63,10 @@ class QuestionPage(SphinxTransform):
             if title in page.SECTION_IDS and sub.parent is section:
                 self._set_id(sub, page.SECTION_IDS[title])
         prov = self._provenance(question)
-        self.env.studyguide_provenance[docname] = prov
+        env: Any = self.env  # carries the extension's own attributes
+        env.studyguide_provenance[docname] = prov
         labels = {t.id: t.label for t in book.topics}
-        title_index = section.first_child_matching_class(nodes.title)
+        title_index = section.first_child_matching_class(nodes.title) or 0
         extra = [_meta_line(question, labels), *_provenance_nodes(question, prov), selftest.back_link(question.id)]
         section[title_index + 1 : title_index + 1] = extra
 
