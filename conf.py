@@ -20,7 +20,6 @@ nb_execution_mode = "cache"
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_execution_in_temp = True
-nb_execution_timeout = 600
 nb_merge_streams = True
 
 # Math as SVG images in every format: the site works offline and the EPUB shows formulas.

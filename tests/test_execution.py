@@ -185,3 +185,12 @@ def test_timing_pages_run_alone_after_the_batch_with_fixed_threads(tmp_path: Pat
     assert "alone" not in meta["good"]
     assert describe(meta["timed"]).endswith("计时页：单独运行，1 个线程")
     assert "计时页" not in describe(meta["good"])
+
+
+def test_stored_outputs_of_deleted_pages_are_pruned_and_reported(project: Path) -> None:
+    studyguide(project, "execute")
+    stray = project / "book/_executed/deleted-question.ipynb"
+    shutil.copy(project / "book/_executed/grad-demo.ipynb", stray)
+    out = studyguide(project, "execute").stdout
+    assert "execute: removed book/_executed/deleted-question.ipynb (its page no longer exists)" in out
+    assert not stray.exists() and (project / "book/_executed/grad-demo.ipynb").is_file()

@@ -102,3 +102,42 @@ def test_pdf_is_skipped_when_nothing_changed_and_rebuilt_after_a_prose_edit(buil
     page.write_text(page.read_text(encoding="utf-8").replace("stride 的含义。", "stride 的含义，新写的一句。"), encoding="utf-8")
     studyguide(root, "build", "pdf")
     assert "新写的一句" in pdf_text(pdf).replace(" ", "")
+
+
+def test_failed_html_build_keeps_the_last_good_site(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    site = root / "_build/html"
+    page_html = site / "1-basics/tensor/shape-demo.html"
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    page = root / SHAPE
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("{ref}`grad-demo`", "{ref}`no-such-question`").replace("## 易错点", "新的一句话。\n\n## 易错点"), encoding="utf-8")
+    proc = studyguide(root, "build", "html", check=False)
+    assert proc.returncode == 1 and "the last good output was kept" in proc.stderr
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+    page.write_text(text.replace("## 易错点", "新的一句话。\n\n## 易错点"), encoding="utf-8")
+    studyguide(root, "build", "html")
+    assert "新的一句话" in page_html.read_text(encoding="utf-8")
+    assert (site / "downloads/minibook.pdf").is_file()  # the downloads stay with the promoted site
+
+
+def test_changing_the_project_config_rebuilds_the_pdfs(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    pdf = root / "_build/minibook.pdf"
+    assert "迷你测试书" in pdf_text(pdf)
+    config = root / "pyproject.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('title = "迷你测试书"', 'title = "改名后的测试书"'), encoding="utf-8")
+    studyguide(root, "build", "pdf")
+    assert "改名后的测试书" in pdf_text(pdf) and "迷你测试书" not in pdf_text(pdf)
+
+
+def test_a_nested_book_folder_builds_with_the_project_config(tmp_path: Path) -> None:
+    root = copy_project("minibook", tmp_path / "mb")
+    (root / "content").mkdir()
+    shutil.move(root / "book", root / "content/book")
+    config = root / "pyproject.toml"
+    config.write_text(config.read_text(encoding="utf-8") + 'book_dir = "content/book"\n', encoding="utf-8")
+    studyguide(root, "build", "html")
+    index = (root / "_build/html/index.html").read_text(encoding="utf-8")
+    assert "迷你测试书" in index
+    assert (root / "_build/.jupyter_cache").is_dir() and not (root / "content/_build").exists()

@@ -71,7 +71,7 @@ def run(src: Path, pages: int) -> dict[str, float]:
         figures["pages"] = make_book(src, root, pages)
         figures["warm_cache_import"] = timed(root, "execute", "--frozen")  # imports the store: a warm cache
         build = root / "_build"
-        outputs = ("doctrees", "html", "epub", "latex", "cheatsheets")  # the caches (.jupyter_cache, .math_cache) stay warm
+        outputs = ("doctrees", "html", "html-build", "epub", "latex", "cheatsheets")  # the caches (.jupyter_cache, .math_cache) stay warm
         for fmt in ("sheets", "html", "epub", "pdf"):
             for stale in outputs:
                 shutil.rmtree(build / stale, ignore_errors=True)

@@ -78,8 +78,8 @@ class Layout:
         return self.build / "cheatsheets"
 
     def outdir(self, builder: str) -> Path:
-        """Sphinx's working output folder for a builder."""
-        return self.build / builder
+        """Sphinx's working output folder for a builder (the site is promoted from ``html-build``)."""
+        return self.build / ("html-build" if builder == "html" else builder)
 
 
 @dataclass
@@ -101,6 +101,7 @@ def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True) 
     from sphinx.cmd.build import build_main
 
     argv = ["-b", builder, "-c", str(Path(__file__).resolve().parents[2]), "-d", str(layout.doctrees), "-W", "--keep-going"]
+    argv += ["-D", f"studyguide_root={layout.root.resolve()}"]
     argv += ["-j", str(jobs)] if jobs > 1 else []
     argv += ["-q"] if quiet else []
     argv += [str(layout.book), str(layout.outdir(builder))]
@@ -164,7 +165,7 @@ def _latexmk_finish(layout: Layout, stem: str, proc: subprocess.Popen) -> Path:
 
 
 def _pdfs_up_to_date(layout: Layout) -> bool:
-    """True when no source, stored output, doctree, configuration or tool changed since both PDFs were made.
+    """True when no source, stored output, doctree, project config, Sphinx config or tool changed since both PDFs were made.
 
     Sphinx's LaTeX builder rewrites every page on every run; skipping it keeps a no-op rebuild fast.
     """
@@ -172,7 +173,8 @@ def _pdfs_up_to_date(layout: Layout) -> bool:
     if not all(p.is_file() for p in outputs):
         return False
     repo = Path(__file__).resolve().parents[2]
-    inputs = [layout.doctrees / "environment.pickle", repo / "conf.py", *repo.joinpath("tools", "studyguide").rglob("*.py"),
+    inputs = [layout.doctrees / "environment.pickle", repo / "conf.py", layout.root / "pyproject.toml",
+              *repo.joinpath("tools", "studyguide").rglob("*.py"),
               *layout.book.rglob("*.md"), *layout.book.rglob("*.ipynb"), *layout.book.rglob("*.yml")]
     newest = max((p.stat().st_mtime for p in inputs if p.is_file()), default=float("inf"))
     return newest < min(p.stat().st_mtime for p in outputs)
@@ -210,10 +212,33 @@ def build_epub(layout: Layout) -> Path:
 
 
 def build_html(layout: Layout, jobs: int = 1) -> Path:
-    """The website."""
+    """The website, built in its own working folder and copied over the site only when Sphinx succeeded."""
     programs.require("website math", programs.MATH)
     run_sphinx(layout, "html", jobs)
+    sync_tree(layout.outdir("html"), layout.html, keep=("downloads",))
     return layout.html / "index.html"
+
+
+def sync_tree(src: Path, dest: Path, keep: tuple[str, ...] = ()) -> None:
+    """Make ``dest`` equal to ``src``, writing only changed files; top-level entries in ``keep`` stay."""
+    dest.mkdir(parents=True, exist_ok=True)
+    wanted = {p.relative_to(src) for p in src.rglob("*")}
+    for path in sorted(dest.rglob("*"), reverse=True):  # files before their folders
+        rel = path.relative_to(dest)
+        if rel.parts[0] in keep or rel in wanted:
+            continue
+        if not path.is_dir() or path.is_symlink():
+            path.unlink()
+        elif not any(path.iterdir()):
+            path.rmdir()
+    for rel in sorted(wanted):
+        s, d = src / rel, dest / rel
+        if s.is_dir():
+            d.mkdir(exist_ok=True)
+        elif not d.is_file() or d.stat().st_size != s.stat().st_size or d.read_bytes() != s.read_bytes():
+            tmp = d.with_name(d.name + ".tmp")
+            shutil.copy2(s, tmp)
+            os.replace(tmp, d)
 
 
 def build_sheets(layout: Layout, book: Book) -> Path:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import build as build_mod
 from . import execute as execute_mod
-from . import generate, programs, scaffold, status
+from . import generate, notebook, programs, scaffold, status
 from .book import Book, load_book
 from .config import Config, load_config
 from .errors import BuildError, StudyguideError
@@ -65,6 +65,8 @@ def _execute(args: argparse.Namespace, root: Path, config: Config, book: Book) -
     )
     layout.build.mkdir(parents=True, exist_ok=True)
     (layout.build / "execute-report.json").write_text(json.dumps(asdict(report), ensure_ascii=False, indent=1) + "\n")
+    for name in report.removed:
+        print(f"execute: removed {config.book_dir}/{notebook.STORE_DIR}/{name} (its page no longer exists)")
     alone = f" ({len(report.timed_alone)} timing page(s) alone, {report.snippets_run} cheat-sheet cell(s) alone)" if report.executed else ""
     print(f"execute: {len(report.executed)} page(s) executed{alone}, {report.pages - len(report.executed)} up to date, {report.imported} imported into the cache ({report.seconds:.1f} s)")
     return report

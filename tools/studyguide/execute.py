@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import cells, notebook
 from .book import Book
+from .config import Config
 from .errors import ExecutionError
 from .kernel import PageRun, prepare_ipython_dir, run_page
 from .schema import Question
@@ -72,7 +73,7 @@ def execute(
     *,
     prefix: str = "book",
     jobs: int = 0,
-    timeout: int = 600,
+    timeout: int = Config.cell_timeout,
     retries: int = 2,
     timing_threads: int = 0,
     frozen: bool = False,

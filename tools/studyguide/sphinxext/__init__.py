@@ -20,8 +20,11 @@ TEMPLATES = str(Path(__file__).parent / "templates")
 
 
 def project_root(app: Sphinx) -> Path:
-    """The project root: the folder that holds the book folder."""
-    return Path(app.srcdir).parent
+    """The project root: given by ``studyguide build``, else the nearest folder above the book with pyproject.toml."""
+    if app.config.studyguide_root:
+        return Path(app.config.studyguide_root)
+    src = Path(app.srcdir).resolve()
+    return next((p for p in src.parents if (p / "pyproject.toml").is_file()), src.parent)
 
 
 def configure(app: Sphinx, config: SphinxConfig) -> None:
@@ -46,6 +49,7 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
     config.epub_language = "zh-CN"
     config.epub_cover = ("_static/cover.png", "")
     config.nb_execution_cache_path = str(root / sg.build_dir / ".jupyter_cache")
+    config.nb_execution_timeout = sg.cell_timeout
     config.templates_path = [*config.templates_path, TEMPLATES]
     config.html_context = {**config.html_context, "studyguide_basename": sg.basename}
 
@@ -68,6 +72,7 @@ def add_site_script(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the extension's events, directive, nodes and transforms."""
+    app.add_config_value("studyguide_root", "", "env", types=frozenset({str}))
     app.connect("config-inited", configure, priority=100)
     app.connect("env-before-read-docs", load_metadata)
     app.connect("builder-inited", add_site_script)
