@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 FLAGS  := $(if $(FROZEN),--frozen,)
 PYTEST ?=
 
-.PHONY: all setup deps test unit check sync indexes execute sheets html epub pdf serve bench status doctor new clean
+.PHONY: all setup deps test unit check sync indexes execute sheets deck html epub pdf serve bench status doctor new clean
 
 all: setup
 	$(SG) build $(FLAGS)
@@ -39,7 +39,7 @@ sync indexes: $(STAMP)
 execute: $(STAMP)
 	$(SG) execute $(FLAGS)
 
-sheets html epub pdf: setup
+sheets deck html epub pdf: setup
 	$(SG) build $(FLAGS) $@
 
 status: $(STAMP)

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 dest=.whl
 mkdir -p "$dest"
 reqs=$(mktemp)
-grep -v '^#' ../shared/gpu-runner/wheels.txt > "$reqs"
+grep -v '^#' tools/gpu/wheels-base.txt > "$reqs"  # kept in the repository: nothing outside it is read
 while read -r name; do
   [[ -z "$name" || "$name" == \#* ]] && continue
   pin=$(grep -i -E "^${name//-/[-_]}==" tools/constraints.txt || true)

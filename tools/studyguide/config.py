@@ -47,11 +47,11 @@ def _opt(default: Any, help: str, validator: Callable[[Any], str | None]) -> Any
 class Config:
     """Options of a studyguide project (the ``[tool.studyguide]`` table)."""
 
-    title: str = _opt("PyTorch 面试题精讲", "book title on the cover, the site and the metadata", _text)
-    author: str = _opt("PyTorch 面试题精讲编写组", "author shown in the PDF and the EPUB", _text)
-    description: str = _opt("用真实运行的代码讲透 PyTorch 面试题。", "one-line lead on the home page", _text)
-    edition: str = _opt("2026.11", "edition (version) printed on the title page and in the metadata", _text)
-    basename: str = _opt("pytorch-interview-guide", "stem of the PDF and EPUB file names in the build folder", _stem)
+    title: str = _opt("学习指南", "book title on the cover, the site and the metadata", _text)
+    author: str = _opt("编写组", "author shown in the PDF and the EPUB", _text)
+    description: str = _opt("每个答案都由真实运行的代码支撑。", "one-line lead on the home page", _text)
+    edition: str = _opt("0.1", "edition (version) printed on the title page and in the metadata", _text)
+    basename: str = _opt("book", "stem of the PDF and EPUB file names in the build folder", _stem)
     book_dir: str = _opt("book", "folder of the MyST sources, relative to the project root", _relpath)
     build_dir: str = _opt("_build", "folder of all build outputs and caches", _relpath)
     jobs: int = _opt(0, "pages executed in parallel; 0 means one per CPU core", _count(0))
@@ -63,11 +63,6 @@ class Config:
     def edition_text(self) -> str:
         """The edition as printed on the title page, e.g. ``2026.11 版``."""
         return f"{self.edition} 版"
-
-    @classmethod
-    def options(cls) -> list[tuple[str, Any, str]]:
-        """(name, default, help) for every option, for ``studyguide config --help``."""
-        return [(f.name, f.default, f.metadata["help"]) for f in dataclasses.fields(cls)]
 
 
 def parse_config(table: dict[str, Any], where: str = f"{CONFIG_FILE} [{TABLE}]") -> Config:

@@ -31,7 +31,6 @@ SHEETS = (Requirement("Noto Sans CJK SC", "fonts-noto-cjk", "font"), Requirement
 MATH = (Requirement("latex", "texlive-latex-base"), Requirement("dvisvgm", "dvisvgm"))
 TEX_FILES = (("ctex.sty", "texlive-lang-chinese"), ("pzdr.tfm", "texlive-fonts-recommended"), ("tabulary.sty", "texlive-latex-extra"))
 EPUBCHECK = (Requirement("epubcheck", "epubcheck"), Requirement("java", "default-jre-headless"))
-BROWSER = (Requirement("chromium", "chromium"),)
 PDF_TOOLS = (Requirement("pdffonts", "poppler-utils"), Requirement("pdftotext", "poppler-utils"))
 
 

@@ -18,7 +18,7 @@ TEMPLATE = Path(__file__).parent / "templates" / "cheatsheet.typ"
 FONT_DIRS = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/truetype/noto")
 TOP = "top"  # 高频 sheets are named top-<tier>: all 高频 answers never fit one A4 page at >= 7 pt
 TOP_TITLE = "高频 Top"
-LAYOUT = {"paper": "A4 横向", "columns": 3, "body_pt": 8, "code_pt": 7}  # floor: nothing below 7 pt
+LAYOUT = {"columns": 3, "body_pt": 8, "code_pt": 7}  # floor: nothing below 7 pt
 
 
 @dataclass(frozen=True)
