@@ -127,12 +127,12 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
         problems.append(Problem(where, fm.line("kernelspec"), "kernelspec", "kernelspec.name must be python3", "copy the kernelspec block from CONTRIBUTING.md"))
     body = text.splitlines()[fm.body_line - 1 :]
     outline = page.scan("\n".join(body), fm.body_line)
-    problems += page.check(outline, where, fm.body_line)
     try:
         code = cells.read(text, where)
     except ValueError as exc:
         code = []
         problems.append(Problem(where, fm.body_line, "cells", f"myst-nb cannot read the code cells: {exc}", "check the code-cell fences and options"))
+    problems += page.check(outline, where, fm.body_line, [c.line for c in code])
     title_line = next((n for n, level, _ in outline.headings if level == 1), fm.body_line)
     problems += cells.check(code, where, title_line)
     ctx = schema.Context(topics, tier, chapter)

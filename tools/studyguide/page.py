@@ -27,8 +27,6 @@ class Outline:
     """What a scan of a page body finds, with 1-based line numbers."""
 
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text)
-    code_cells: list[int] = field(default_factory=list)
-    code_cells_by_section: dict[str, int] = field(default_factory=dict)
     index_entries: int = 0
     refs_by_section: dict[str, int] = field(default_factory=dict)
     math_problems: list[tuple[int, str]] = field(default_factory=list)  # (line, char): non-ASCII inside math
@@ -69,8 +67,6 @@ def scan(text: str, first_line: int = 1) -> Outline:
             info = m.group(3).strip()
             if info.startswith("{code-cell}"):
                 in_cell = True
-                out.code_cells.append(n)
-                out.code_cells_by_section[section] = out.code_cells_by_section.get(section, 0) + 1
             elif info.startswith("{index}"):
                 out.index_entries += 1
             continue
@@ -100,8 +96,19 @@ def _check_math(out: Outline, line_no: int, math: str) -> None:
         out.math_problems.append((line_no, bad))
 
 
-def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
-    """Check the outline against the page shape of the style guide (CONTRIBUTING.md)."""
+def section_of(outline: Outline, line: int) -> str:
+    """The ``##`` section that holds a page line ('' before the first one)."""
+    found = ""
+    for n, level, text in outline.headings:
+        if n > line:
+            break
+        if level <= 2:
+            found = text if level == 2 else ""
+    return found
+
+
+def check(outline: Outline, path: str, body_line: int, cell_lines: list[int]) -> list[Problem]:
+    """Check the outline, and where the code cells (as myst-nb reads them) sit, against the page shape."""
     problems: list[Problem] = []
     top = [h for h in outline.headings if h[1] == 1]
     if len(top) != 1:
@@ -120,7 +127,7 @@ def check(outline: Outline, path: str, body_line: int) -> list[Problem]:
             msg = "sections are out of order"
         line = found[0][0] if found else body_line
         problems.append(Problem(path, line, "sections", msg, "use, in order: " + " / ".join(SECTIONS)))
-    if not outline.code_cells_by_section.get(CODE_SECTION):
+    if not any(section_of(outline, line) == CODE_SECTION for line in cell_lines):
         line = next((n for n, t in found if t == CODE_SECTION), body_line)
         problems.append(Problem(path, line, CODE_SECTION, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
     if outline.index_entries == 0:
