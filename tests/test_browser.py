@@ -31,6 +31,7 @@ def site(built_minibook: Path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+    server.server_close()  # close the listening socket too (warnings are errors)
 
 
 @pytest.fixture(scope="module")
