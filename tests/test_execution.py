@@ -173,8 +173,8 @@ def test_timing_pages_run_alone_after_the_batch_with_fixed_threads(tmp_path: Pat
     good = root / "book/1-basics/tensor/good.md"
     timed = good.read_text(encoding="utf-8").replace("id: good", "id: timed").replace(
         "x = 1 + 1\nassert x == 2",
-        "from torch.utils import benchmark\nm = benchmark.Timer('1 + 1').blocked_autorange(min_run_time=0.05)\n"
-        "assert len(m.times) >= 7",
+        "from torch.utils import benchmark\nm = benchmark.Timer('1 + 1').blocked_autorange(min_run_time=0.2)\n"
+        "assert m.median > 0",
     )
     (good.parent / "timed.md").write_text(timed, encoding="utf-8")
     out = studyguide(root, "execute").stdout

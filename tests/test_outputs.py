@@ -170,3 +170,7 @@ def test_selftest_pdf_lists_bare_questions_then_answers_with_links_both_ways(bui
     assert link_annotations(pdf) >= link_annotations(built_minibook / "_build/minibook.pdf") + 6
     assert "回到自测题" not in pdf_text(built_minibook / "_build/minibook.pdf")  # the main PDF is unchanged
     assert (built_minibook / "_build/html/downloads/minibook-selftest.pdf").is_file()
+
+
+def test_search_dictionary_cache_stays_in_the_build_folder(built_minibook: Path) -> None:
+    assert (built_minibook / "_build/cache-home/jieba.cache").is_file()  # not in the system temp folder
