@@ -14,6 +14,10 @@ SECTION_IDS: dict[str, str] = {
     "易错点": "pitfalls", "追问": "follow-ups", "关联": "related",
 }
 CODE_SECTION = "详解"
+SHORT_SECTION = "先给结论"  # opened on every page by the front matter's answer line, then these bullets
+SHORT_MAX_BULLETS = 3
+SHORT_MAX_CHARS = 60  # per bullet, as read: code identifiers count, Markdown marks do not
+_ROLE_RE = re.compile(r"\{[a-z]+\}`([^`]*)`")
 LINK_SECTION = "关联"
 _FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -31,6 +35,8 @@ class Outline:
     refs_by_section: dict[str, int] = field(default_factory=dict)
     math_problems: list[tuple[int, str]] = field(default_factory=list)  # (line, char): non-ASCII inside math
     prompt_lines: list[str] = field(default_factory=list)  # the body of the 题目 section
+    short_bullets: list[tuple[int, str]] = field(default_factory=list)  # (line, text) of the 先给结论 bullets
+    short_prose: list[int] = field(default_factory=list)  # lines of 先给结论 that are not in a bullet
 
     @property
     def prompt(self) -> str:
@@ -83,11 +89,41 @@ def scan(text: str, first_line: int = 1) -> Outline:
             if level <= 2:
                 section = title if level == 2 else ""
             continue
+        if section == SHORT_SECTION:
+            _note_short(out, n, line)
         out.index_entries += line.count("{index}")
         refs = len(_REF_RE.findall(line))
         if refs:
             out.refs_by_section[section] = out.refs_by_section.get(section, 0) + refs
     return out
+
+
+def _note_short(out: Outline, n: int, line: str) -> None:
+    if line.startswith(("- ", "* ")):
+        out.short_bullets.append((n, line[2:].strip()))
+    elif line.strip() and line[:1].isspace() and out.short_bullets:
+        last_n, text = out.short_bullets[-1]
+        out.short_bullets[-1] = (last_n, f"{text}{line.strip()}")
+    elif line.strip():
+        out.short_prose.append(n)
+
+
+def plain_length(markdown: str) -> int:
+    """Characters a reader sees in one line of Markdown: roles and code marks dropped, code kept."""
+    return len(_ROLE_RE.sub(r"\1", markdown).replace("`", "").replace("**", ""))
+
+
+def _check_short(outline: Outline, path: str) -> list[Problem]:
+    problems = []
+    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {SHORT_MAX_CHARS} characters; move nuance into 详解 (the answer line comes from the front matter)"
+    for line in outline.short_prose[:1]:
+        problems.append(Problem(path, line, SHORT_SECTION, "text outside the bullets", hint))
+    for line, _ in outline.short_bullets[SHORT_MAX_BULLETS:SHORT_MAX_BULLETS + 1]:
+        problems.append(Problem(path, line, SHORT_SECTION, f"{len(outline.short_bullets)} bullets", hint))
+    for line, text in outline.short_bullets:
+        if plain_length(text) > SHORT_MAX_CHARS:
+            problems.append(Problem(path, line, SHORT_SECTION, f"bullet is {plain_length(text)} characters long", hint))
+    return problems
 
 
 def _check_math(out: Outline, line_no: int, math: str) -> None:
@@ -130,6 +166,7 @@ def check(outline: Outline, path: str, body_line: int, cell_lines: list[int]) ->
     if not any(section_of(outline, line) == CODE_SECTION for line in cell_lines):
         line = next((n for n, t in found if t == CODE_SECTION), body_line)
         problems.append(Problem(path, line, CODE_SECTION, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
+    problems += _check_short(outline, path)
     if outline.index_entries == 0:
         problems.append(Problem(path, body_line, "index", "no {index} entries", "add e.g. {index}`torch.Tensor.view` for the APIs discussed"))
     for line, char in outline.math_problems:

@@ -28,6 +28,13 @@ def _meta_line(question: Question, labels: dict[str, str]) -> nodes.paragraph:
     return para
 
 
+def answer_line(question: Question) -> nodes.paragraph:
+    """The front matter's one-sentence answer, the first line of 先给结论 in every format."""
+    para = nodes.paragraph("", "", classes=["studyguide-answer"])
+    para += nodes.strong(text=question.answer)
+    return para
+
+
 def _provenance_nodes(question: Question, prov: dict | None) -> list[nodes.Node]:
     para = nodes.paragraph(classes=["studyguide-provenance"])
     para += nodes.strong(text="输出来源：")
@@ -62,6 +69,8 @@ class QuestionPage(SphinxTransform):
             title = sub[0].astext() if sub is not section and len(sub) else ""
             if title in page.SECTION_IDS and sub.parent is section:
                 self._set_id(sub, page.SECTION_IDS[title])
+            if title == page.SHORT_SECTION and sub.parent is section:
+                sub.insert(1, answer_line(question))
         prov = self._provenance(question)
         env: Any = self.env  # carries the extension's own attributes
         env.studyguide_provenance[docname] = prov
