@@ -174,3 +174,18 @@ def test_selftest_pdf_lists_bare_questions_then_answers_with_links_both_ways(bui
 
 def test_search_dictionary_cache_stays_in_the_build_folder(built_minibook: Path) -> None:
     assert (built_minibook / "_build/cache-home/jieba.cache").is_file()  # not in the system temp folder
+
+
+def test_the_answer_opens_the_short_answer_in_every_format(built_minibook: Path) -> None:
+    answer = "转置只改 stride，所以结果不再连续。"
+    page = html(built_minibook, "shape")
+    section = page[page.index('id="short-answer"'):]
+    first = re.search(r"<p[^>]*>(.*?)</p>", section, re.S)
+    assert first and 'class="studyguide-answer"' in section[: first.end()] and answer in first.group(1)
+    assert section.index(answer) < section.index("转置交换了 stride")  # before the bullets
+    epub = epub_files(built_minibook / "_build/minibook.epub")["1-basics/tensor/shape-demo.xhtml"]
+    assert 'class="studyguide-answer"' in epub and epub.index(answer) < epub.index("转置交换了 stride")
+    for pdf in ("minibook.pdf", "minibook-selftest.pdf"):
+        text = pdf_text(built_minibook / "_build" / pdf).replace(" ", "")
+        block = text[text.index("先给结论"):]
+        assert block.index(answer.replace(" ", "")) < block.index("转置交换了stride"), pdf

@@ -115,7 +115,7 @@ def plain_length(markdown: str) -> int:
 
 def _check_short(outline: Outline, path: str) -> list[Problem]:
     problems = []
-    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {SHORT_MAX_CHARS} characters; move nuance into 详解 (the answer line comes from the front matter)"
+    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {SHORT_MAX_CHARS} characters; move nuance into 详解; the answer line comes from the front matter"
     for line in outline.short_prose[:1]:
         problems.append(Problem(path, line, SHORT_SECTION, "text outside the bullets", hint))
     for line, _ in outline.short_bullets[SHORT_MAX_BULLETS:SHORT_MAX_BULLETS + 1]:
