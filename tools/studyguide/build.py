@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import filecmp
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,13 +107,15 @@ def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True) 
     argv += ["-j", str(jobs)] if jobs > 1 else []
     argv += ["-q"] if quiet else []
     argv += [str(layout.book), str(layout.outdir(builder))]
-    saved = dict(os.environ)
+    saved, saved_tmp = dict(os.environ), tempfile.tempdir
     os.environ.update(_env(layout))
+    tempfile.tempdir = None  # tempfile caches TMPDIR on first use: make it (and jieba, imgmath) read it again
     try:
         code = build_main(argv)
     finally:
         os.environ.clear()
         os.environ.update(saved)
+        tempfile.tempdir = saved_tmp
     if code != 0:
         raise BuildError(f"{builder}: Sphinx stopped with the warnings or errors above; the last good output was kept")
 
@@ -235,7 +239,7 @@ def sync_tree(src: Path, dest: Path, keep: tuple[str, ...] = ()) -> None:
         s, d = src / rel, dest / rel
         if s.is_dir():
             d.mkdir(exist_ok=True)
-        elif not d.is_file() or d.stat().st_size != s.stat().st_size or d.read_bytes() != s.read_bytes():
+        elif not d.is_file() or not filecmp.cmp(s, d, shallow=False):
             tmp = d.with_name(d.name + ".tmp")
             shutil.copy2(s, tmp)
             os.replace(tmp, d)

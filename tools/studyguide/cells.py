@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import Problem
 
@@ -35,16 +36,17 @@ class Cell:
 
 def read(text: str, path: str = "") -> list[Cell]:
     """The code cells of a MyST page, exactly as myst-nb reads them (raises ``ValueError`` on bad MyST)."""
-    from myst_nb.core.read import read_myst_markdown_notebook
-    from myst_parser.config.main import MdParserConfig
+    from .notebook import parse_page
 
-    from .notebook import MYST_EXTENSIONS
-
-    config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
     try:
-        nb = read_myst_markdown_notebook(text, config=config, add_source_map=True, path=path or None)
+        nb = parse_page(text, path)
     except Exception as exc:  # myst-nb raises MystMetadataParsingError and others
         raise ValueError(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__) from None
+    return from_notebook(nb, text)
+
+
+def from_notebook(nb: Any, text: str) -> list[Cell]:
+    """The code cells of a page already read by myst-nb, with their lines in ``text``."""
     lines = text.splitlines()
     source_map = nb.metadata.get("source_map", [])
     cells = []

@@ -169,12 +169,13 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
 def run_page(path: Path, page: str, timeout: int, retries: int, ipython_dir: Path, threads: int = 0,
              snippet_only: bool = False) -> PageRun:
     """Execute the page at ``path`` (or only its cheat-sheet cell, alone); retry only when the kernel failed."""
-    from .cells import CHEATSHEET_TAG, read
-    from .notebook import read_page
+    from .cells import CHEATSHEET_TAG, from_notebook
+    from .notebook import parse_page
 
-    nb = read_page(path)
-    # (first code line in the page, cell): the reader yields cells in the same order
-    found = list(zip([c.line for c in read(path.read_text(encoding="utf-8"), str(path))], [c for c in nb.cells if c.cell_type == "code"], strict=True))
+    text = path.read_text(encoding="utf-8")
+    nb = parse_page(text, str(path))
+    # (first code line in the page, cell): one read of the page gives both
+    found = list(zip([c.line for c in from_notebook(nb, text)], [c for c in nb.cells if c.cell_type == "code"], strict=True))
     what, hint = "", RAISES_HINT
     if snippet_only:
         found = [(line, cell) for line, cell in found if CHEATSHEET_TAG in cell.metadata.get("tags", ())][:1]

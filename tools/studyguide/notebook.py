@@ -18,14 +18,18 @@ STORE_DIR = "_executed"
 META_KEY = "studyguide"
 
 
-def read_page(path: Path) -> nbformat.NotebookNode:
-    """Read a MyST page into a notebook exactly as myst-nb does in the Sphinx build."""
+def parse_page(text: str, path: str = "") -> nbformat.NotebookNode:
+    """Parse a MyST page's text into a notebook exactly as myst-nb does in the Sphinx build."""
     from myst_nb.core.read import read_myst_markdown_notebook
     from myst_parser.config.main import MdParserConfig
 
     config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
-    text = path.read_text(encoding="utf-8")
-    return read_myst_markdown_notebook(text, config=config, add_source_map=True, path=str(path))
+    return read_myst_markdown_notebook(text, config=config, add_source_map=True, path=path or None)
+
+
+def read_page(path: Path) -> nbformat.NotebookNode:
+    """Read a MyST page into a notebook exactly as myst-nb does in the Sphinx build."""
+    return parse_page(path.read_text(encoding="utf-8"), str(path))
 
 
 def cache_key(nb: nbformat.NotebookNode) -> str:

@@ -19,12 +19,18 @@ def describe(prov: Mapping[str, Any] | None) -> str:
     """One line for a page: device, torch and CUDA versions, Python, date."""
     if not prov:
         return UNRECORDED
+    parts = [environment(prov), f"{prov.get('date', '?')} 执行"]
+    if prov.get("alone"):
+        parts.append(timing_text(prov))
+    return " · ".join(parts)
+
+
+def environment(prov: Mapping[str, Any]) -> str:
+    """Where outputs ran, without date or timing: device, torch and CUDA versions, Python."""
     parts = [device_text(prov), f"torch {prov.get('torch', '?')}"]
     if prov.get("cuda"):
         parts.append(f"CUDA {prov['cuda']}")
-    parts += [f"Python {prov.get('python', '?')}", f"{prov.get('date', '?')} 执行"]
-    if prov.get("alone"):
-        parts.append(timing_text(prov))
+    parts.append(f"Python {prov.get('python', '?')}")
     return " · ".join(parts)
 
 
@@ -35,7 +41,9 @@ def timing_text(prov: Mapping[str, Any]) -> str:
 
 def is_cpu_fallback(needs_gpu: bool, prov: Mapping[str, Any] | None) -> bool:
     """True when a page needs a GPU but its outputs came from a CPU."""
-    return needs_gpu and prov is not None and bool(prov) and prov.get("device_type") != "cuda"
+    if not needs_gpu or not prov:
+        return False
+    return prov.get("device_type") != "cuda"
 
 
 @dataclass(frozen=True)
@@ -53,9 +61,7 @@ def summarize(records: Iterable[Mapping[str, Any] | None]) -> list[SummaryRow]:
     groups: dict[str, list[str]] = {}
     for prov in records:
         if prov:
-            skip = timing_text(prov) if prov.get("alone") else None
-            env = " · ".join(p for p in describe(prov).split(" · ") if not p.endswith("执行") and p != skip)
-            groups.setdefault(env, []).append(str(prov.get("date", "?")))
+            groups.setdefault(environment(prov), []).append(str(prov.get("date", "?")))
         else:
             groups.setdefault(UNRECORDED, []).append("?")
     rows = [SummaryRow(env, len(dates), min(dates), max(dates)) for env, dates in groups.items()]

@@ -6,8 +6,6 @@ never defined, so every search fails in the browser (sphinx-doc/sphinx#14229, fi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from sphinx.application import Sphinx
 from sphinx.search.zh import SearchChinese
 
@@ -18,16 +16,6 @@ class ChineseSearch(SearchChinese):
     language_name = "English"  # only used to name the JS stemmer class: EnglishStemmer
 
 
-def keep_jieba_cache_in_build(app: Sphinx) -> None:
-    """jieba caches its dictionary in the system temp folder; keep it in the build folder instead."""
-    import jieba
-
-    folder = Path(app.config.nb_execution_cache_path).parent / "cache-home"
-    folder.mkdir(parents=True, exist_ok=True)
-    jieba.dt.tmp_dir = str(folder)
-
-
 def setup(app: Sphinx) -> None:
     """Replace the zh search language."""
     app.add_search_language(ChineseSearch)
-    app.connect("builder-inited", keep_jieba_cache_in_build)
