@@ -114,7 +114,7 @@ def quick_label(question_id: str) -> str:
 
 def render_quick_root(book: Book, config: Config) -> str:
     """Root of the quick-review edition (速览版): one page per tier."""
-    tiers = [f"{QUICK_DIR}/{t.id}" for t in TIERS if any(q.tier == t.id for q in book.questions)]
+    tiers = [t.id for t in TIERS if any(q.tier == t.id for q in book.questions)]
     return "\n".join([
         "---", "orphan: true", "---", HEADER, f"# {config.title} · 速览版\n",
         "每道题只留面试前最该复习的部分：一句话答案、先给结论、易错点和速查代码（含真实输出）。"

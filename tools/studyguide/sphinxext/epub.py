@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import re
 import shutil
 from collections.abc import Iterator
@@ -50,7 +49,8 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
     def init(self) -> None:
         """For the quick-review edition, a private config whose root and names are the edition's."""
         if self.config.studyguide_edition == QUICK:
-            own = copy.copy(self.config)  # Sphinx keeps values per instance: the shared config is untouched
+            own = object.__new__(type(self.config))  # Sphinx keeps values per instance: the shared one is untouched
+            own.__dict__.update(self.config.__dict__)  # (copy.copy would go through __getstate__ and drop some)
             own.root_doc = f"{QUICK_DIR}/index"
             own.epub_basename = f"{self.config.epub_basename}-{QUICK}"
             own.epub_title = f"{self.config.epub_title} · 速览版"
@@ -72,10 +72,9 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
         """Only the pages of this edition."""
         return (d for d in super().get_outdated_docs() if self._wanted(d))
 
-    def write_doc(self, docname: str, doctree: nodes.document) -> None:
-        """Skip the pages of other editions (topic indexes, cheat sheets, self-test, quick review)."""
-        if self._wanted(docname):
-            super().write_doc(docname, doctree)
+    def write_documents(self, docnames: set[str]) -> None:
+        """Skip the pages of other editions (topic indexes, cheat sheets, self-test, quick review) and their images."""
+        super().write_documents({d for d in docnames if self._wanted(d)})
 
     def handle_finish(self) -> None:
         """Drop website-only pages left by earlier builds, then package the EPUB."""

@@ -65,6 +65,8 @@ def _clean(node: nodes.Node, question_ids: set[str]) -> nodes.Node:
         entry.parent.remove(entry)  # the book's index points into the full book
     for sub in [node, *node.findall(nodes.Element)] if isinstance(node, nodes.Element) else []:
         sub["ids"], sub["names"] = [], []
+        if isinstance(sub, addnodes.pending_xref):
+            sub.attributes.pop("refdoc", None)  # resolved from the page it is copied into, not from the question's page
         if isinstance(sub, addnodes.pending_xref) and sub.get("reftype") == "ref":
             target = sub.get("reftarget", "")
             if target in question_ids:
