@@ -189,3 +189,43 @@ def test_the_answer_opens_the_short_answer_in_every_format(built_minibook: Path)
         text = pdf_text(built_minibook / "_build" / pdf).replace(" ", "")
         block = text[text.index("先给结论"):]
         assert block.index(answer.replace(" ", "")) < block.index("转置交换了stride"), pdf
+
+
+# --- Quick-review edition (速览版) -------------------------------------------------------------------
+
+def _book_page_of(pdf: Path, title: str) -> int:
+    """The page (1-based) where a question starts in the full book: its title with its 考点 section, not the TOC."""
+    pages = [p.extract_text().replace(" ", "") for p in PdfReader(pdf).pages]
+    return next(i for i, text in enumerate(pages, start=1) if title in text and "考点" in text)
+
+
+def test_quick_review_pdf_holds_the_answers_and_the_page_of_each_question_in_the_book(built_minibook: Path) -> None:
+    quick, book = built_minibook / "_build/minibook-quickreview.pdf", built_minibook / "_build/minibook.pdf"
+    text = pdf_text(quick).replace(" ", "")
+    for part in ("转置之后为什么不连续？", "转置只改stride，所以结果不再连续。", "转置交换了stride，数据没有移动。",
+                 "易错点", "以为转置会复制数据。", "t=torch.zeros(2,3).t()"):
+        assert part in text, part
+    for left_out in ("考点", "转置前stride:", "怎样让它重新连续"):  # the rest of the page stays in the book
+        assert left_out not in text, left_out
+    where = re.search(r"全书：入门·张量[^，]*，第(\d+)页", text)
+    assert where and int(where.group(1)) == _book_page_of(book, "转置之后为什么不连续？")
+    targets = [a["/A"].get("/F") for page in PdfReader(quick).pages for a in page.get("/Annots", [])
+               if a.get_object().get("/A", {}).get("/S") == "/GoToR"]
+    assert targets.count("minibook.pdf") == 3  # each question links to its page in the full book
+    assert all(f["emb"] == "yes" for f in pdf_fonts(quick)) and words_outside(quick) == []
+    assert (built_minibook / "_build/html/downloads/minibook-quickreview.pdf").is_file()
+
+
+def test_quick_review_epub_passes_epubcheck_and_holds_only_the_quick_review(built_minibook: Path) -> None:
+    epub = built_minibook / "_build/minibook-quickreview.epub"
+    proc = epubcheck(epub)
+    assert proc.returncode == 0 and "0 errors" in proc.stdout + proc.stderr and "0 warnings" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    files = epub_files(epub)
+    pages = [name for name in files if name.endswith(".xhtml") and name not in ("nav.xhtml",)]
+    assert all(name.startswith("quickreview/") for name in pages if not name.startswith(("_static", "genindex"))), pages
+    body = visible_text(files["quickreview/basics.xhtml"])
+    assert "转置只改 stride，所以结果不再连续。" in body and "以为转置会复制数据。" in body and "全书：入门 · 张量" in body
+    assert "速览版" in " ".join(opf_metadata(epub)["title"])
+    site = html(built_minibook, "shape")
+    assert 'href="../../downloads/minibook-quickreview.pdf"' in site and 'href="../../downloads/minibook-quickreview.epub"' in site
+    assert (built_minibook / "_build/html/downloads/minibook-quickreview.epub").is_file()

@@ -94,3 +94,24 @@ def test_selftest_sheets_and_deck_exist_and_are_sound(built: Path) -> None:
         pdf = built / "cheatsheets" / f"{sheet.name}.pdf"
         assert len(PdfReader(str(pdf)).pages) == 1, sheet.name
     assert (built / f"{CONFIG.basename}.apkg").stat().st_size > 10_000
+
+
+def test_quick_review_edition_averages_at_most_one_page_per_question(built: Path) -> None:
+    quick = built / f"{CONFIG.basename}-quickreview.pdf"
+    n, pages = len(book().questions), len(PdfReader(str(quick)).pages)
+    assert pages <= n * 130 / 116, f"the quick review has {pages} pages for {n} questions"
+    log = (built / "latex" / f"{quick.stem}.log").read_text(encoding="utf-8", errors="replace")
+    assert "Missing character" not in log and words_outside(quick) == []
+    assert "undefined" not in " ".join(line for line in log.splitlines() if "Reference" in line)  # every book page found
+    text = re.sub(r"\s+", "", pdf_text(quick))
+    assert len(re.findall(r"全书：[^，]+，第\d+页", text)) == n
+    proc = epubcheck(built / f"{CONFIG.basename}-quickreview.epub")
+    assert "Messages: 0 fatals / 0 errors / 0 warnings" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def test_every_cheat_sheet_is_at_least_half_full() -> None:
+    from studyguide import sheets
+
+    fills = {s.name: round(sheets.fill(sheets.data(s, CONFIG.title, CONFIG.edition, {})), 2) for s in sheets.plan(book())}
+    print("cheat-sheet fill:", fills)
+    assert all(f >= sheets.MIN_FILL for f in fills.values()), f"below {sheets.MIN_FILL}: {fills} (share a sheet or add a reference block in topics.yml)"

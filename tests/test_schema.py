@@ -103,5 +103,23 @@ def test_topic_vocabulary_problems() -> None:
     ]
 
 
+def test_shared_sheets_and_reference_blocks_are_validated() -> None:
+    data = {
+        "tensor": {"label": "张量", "reference": ["dtypes", "strides"]},
+        "autograd": {"label": "求导", "sheet": "tensor"},
+        "optim": {"label": "优化", "sheet": "autograd"},  # autograd has no sheet of its own
+        "precision": {"label": "精度", "sheet": "compile", "reference": ["dtype-table"]},
+    }
+    topics, problems = schema.parse_topics(data, {"optim": 5, "precision": 7}, "t.yml")
+    assert [(t.id, t.sheet, t.reference) for t in topics] == [
+        ("tensor", "", ("dtypes", "strides")), ("autograd", "tensor", ()), ("optim", "", ()), ("precision", "", ()),
+    ]
+    assert [str(p) for p in problems] == [
+        "t.yml:5: optim.sheet: cannot share the sheet of 'autograd' (name an earlier topic with its own sheet: tensor)",
+        "t.yml:7: precision.sheet: cannot share the sheet of 'compile' (name an earlier topic with its own sheet: tensor, optim)",
+        "t.yml:7: precision.reference: unknown reference block(s) dtype-table (use some of: dtypes, broadcasting, strides)",
+    ]
+
+
 def test_meta_helper_is_valid() -> None:
     assert set(meta()) == set(schema.FIELD_NAMES)

@@ -16,6 +16,7 @@ from . import notebook, programs, sheets
 from .book import Book
 from .config import Config
 from .errors import BuildError
+from .generate import QUICK_DIR
 
 FORMATS = ("sheets", "deck", "html", "epub", "pdf")  # sheets and deck first: the site links them
 _MISSING_RE = re.compile(r"Missing character: There is no (\S+) \(U\+[0-9A-Fa-f]+\)")  # log lines wrap
@@ -65,6 +66,16 @@ class Layout:
         return self.build / f"{self.config.basename}-selftest.pdf"
 
     @property
+    def quick_pdf(self) -> Path:
+        """The quick-review edition (速览版) as PDF."""
+        return self.build / f"{self.config.basename}-quickreview.pdf"
+
+    @property
+    def quick_epub(self) -> Path:
+        """The quick-review edition as EPUB."""
+        return self.build / f"{self.config.basename}-quickreview.epub"
+
+    @property
     def deck(self) -> Path:
         """The Anki deck."""
         return self.build / f"{self.config.basename}.apkg"
@@ -79,9 +90,9 @@ class Layout:
         """The cheat-sheet PDFs, one per topic plus the 高频 sheet."""
         return self.build / "cheatsheets"
 
-    def outdir(self, builder: str) -> Path:
+    def outdir(self, builder: str, edition: str = "") -> Path:
         """Sphinx's working output folder for a builder (the site is promoted from ``html-build``)."""
-        return self.build / ("html-build" if builder == "html" else builder)
+        return self.build / ("html-build" if builder == "html" else f"{edition}-{builder}" if edition else builder)
 
 
 @dataclass
@@ -98,15 +109,19 @@ def _env(layout: Layout) -> dict[str, str]:
     return {"TEXMFVAR": str(var / "texmf-var"), "TMPDIR": str(var), "IPYTHONDIR": str(layout.build / "ipython")}
 
 
-def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True) -> None:
-    """Run one Sphinx builder in this process, warnings as errors; raise ``BuildError`` on failure."""
+def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True, edition: str = "") -> None:
+    """Run one Sphinx builder in this process, warnings as errors; raise ``BuildError`` on failure.
+
+    ``edition`` selects another edition of the same doctrees (``quickreview`` for the EPUB builder).
+    """
     from sphinx.cmd.build import build_main
 
     argv = ["-b", builder, "-c", str(Path(__file__).resolve().parents[2]), "-d", str(layout.doctrees), "-W", "--keep-going"]
     argv += ["-D", f"studyguide_root={layout.root.resolve()}"]
+    argv += ["-D", f"studyguide_edition={edition}"] if edition else []
     argv += ["-j", str(jobs)] if jobs > 1 else []
     argv += ["-q"] if quiet else []
-    argv += [str(layout.book), str(layout.outdir(builder))]
+    argv += [str(layout.book), str(layout.outdir(builder, edition))]
     saved, saved_tmp = dict(os.environ), tempfile.tempdir
     os.environ.update(_env(layout))
     tempfile.tempdir = None  # tempfile caches TMPDIR on first use: make it (and jieba, imgmath) read it again
@@ -173,7 +188,7 @@ def _pdfs_up_to_date(layout: Layout) -> bool:
 
     Sphinx's LaTeX builder rewrites every page on every run; skipping it keeps a no-op rebuild fast.
     """
-    outputs = [layout.pdf, layout.selftest]
+    outputs = [layout.pdf, layout.selftest, layout.quick_pdf]
     if not all(p.is_file() for p in outputs):
         return False
     repo = Path(__file__).resolve().parents[2]
@@ -185,33 +200,37 @@ def _pdfs_up_to_date(layout: Layout) -> bool:
 
 
 def build_pdf(layout: Layout) -> Path:
-    """Sphinx LaTeX, then latexmk with xelatex for the book and its self-test edition.
+    """Sphinx LaTeX, then latexmk with xelatex for the book, its self-test and its quick-review editions.
 
-    Both PDFs are built before either is promoted, and only without missing glyphs.
+    The quick review starts when the book is done (it prints the book's page numbers). All PDFs are built
+    before any is promoted, and only without missing glyphs.
     """
     programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
     if _pdfs_up_to_date(layout):
         return layout.pdf
     run_sphinx(layout, "latex")
-    stems = (layout.config.basename, layout.selftest.stem)
-    running = [(stem, _latexmk_start(layout, stem)) for stem in stems]  # one xelatex per core
-    for _, proc in running:
-        proc.wait()  # both finish before any error is raised: no stray xelatex
-    built = [_latexmk_finish(layout, stem, proc) for stem, proc in running]
+    book, selftest, quick = layout.config.basename, layout.selftest.stem, layout.quick_pdf.stem
+    running = {book: _latexmk_start(layout, book), selftest: _latexmk_start(layout, selftest)}  # one per core
+    if running[book].wait() == 0:
+        running[quick] = _latexmk_start(layout, quick)
+    for proc in running.values():
+        proc.wait()  # all finish before any error is raised: no stray xelatex
+    built = [_latexmk_finish(layout, stem, proc) for stem, proc in running.items()]
     downloads = layout.html / "downloads"
-    for src, dest in zip(built, (layout.pdf, layout.selftest), strict=True):
+    for src, dest in zip(built, (layout.pdf, layout.selftest, layout.quick_pdf), strict=True):
         promote(src, dest, downloads / dest.name)
     return layout.pdf
 
 
 def build_epub(layout: Layout) -> Path:
-    """Sphinx EPUB; promoted only if Sphinx succeeded."""
+    """Sphinx EPUB of the book and of its quick-review edition; each promoted only if Sphinx succeeded."""
     programs.require("EPUB math", programs.MATH)
-    run_sphinx(layout, "epub")
-    built = layout.outdir("epub") / layout.epub.name
-    if not built.is_file():
-        raise BuildError(f"EPUB: Sphinx wrote no {built}; the last good EPUB was kept")
-    promote(built, layout.epub, layout.html / "downloads" / layout.epub.name)
+    for edition, dest in (("", layout.epub), (QUICK_DIR, layout.quick_epub)):
+        run_sphinx(layout, "epub", edition=edition)
+        built = layout.outdir("epub", edition) / dest.name
+        if not built.is_file():
+            raise BuildError(f"EPUB: Sphinx wrote no {built}; the last good EPUB was kept")
+        promote(built, dest, layout.html / "downloads" / dest.name)
     return layout.epub
 
 

@@ -104,6 +104,35 @@ def render_selftest_tier(i: int, tier: Tier, questions: list[Question]) -> str:
     return "\n".join(out)
 
 
+QUICK_DIR = "quickreview"
+
+
+def quick_label(question_id: str) -> str:
+    """Label of a question's entry in the quick-review edition."""
+    return f"qr-{question_id}"
+
+
+def render_quick_root(book: Book, config: Config) -> str:
+    """Root of the quick-review edition (速览版): one page per tier."""
+    tiers = [t.id for t in TIERS if any(q.tier == t.id for q in book.questions)]
+    return "\n".join([
+        "---", "orphan: true", "---", HEADER, f"# {config.title} · 速览版\n",
+        "每道题只留面试前最该复习的部分：一句话答案、先给结论、易错点和速查代码（含真实输出）。"
+        "每题末尾注明它在全书中的位置，需要细节时回到全书。\n",
+        "```{toctree}", ":hidden:", ":maxdepth: 2", "", *tiers, "```\n",
+    ])
+
+
+def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]]) -> str:
+    """One tier of the quick-review edition: chapters by topic, one entry per question."""
+    out = ["---", "orphan: true", "---", HEADER, f"(quick-{tier.id})=", f"# {tier.label}\n"]
+    for topic, questions in chapters:
+        out += [f"## {topic.label}\n"]
+        for q in questions:
+            out += [f"({quick_label(q.id)})=", f"### {q.title}\n", "```{studyguide-quick} " + q.id, "```\n"]
+    return "\n".join(out)
+
+
 def plan(book: Book, config: Config, front: tuple[str, ...] = ()) -> dict[str, str]:
     """Every generated file, keyed by its POSIX path in the book folder, sorted."""
     files = {"index.md": render_root(book, config, front), f"{ENVIRONMENT_DOC}.md": render_environment()}
@@ -116,12 +145,14 @@ def plan(book: Book, config: Config, front: tuple[str, ...] = ()) -> dict[str, s
             qs = [q for q in book.questions if q.tier == tier.id]
             if qs:
                 files[f"{SELFTEST_DIR}/{tier.id}.md"] = render_selftest_tier(i, tier, qs)
+                files[f"{QUICK_DIR}/{tier.id}.md"] = render_quick_tier(tier, book.chapters(tier.id))
+        files[f"{QUICK_DIR}/index.md"] = render_quick_root(book, config)
         sheet_list = sheets.plan(book)
         names = {s.name for s in sheet_list}
         files[f"{indexes.TOPICS_DIR}/index.md"] = indexes.render_overview(book, HEADER)
         for topic in book.topics:
             if any(topic.id in q.topics for q in book.questions):
-                files[f"{indexes.TOPICS_DIR}/{topic.id}.md"] = indexes.render_topic(book, topic, HEADER, topic.id in names)
+                files[f"{indexes.TOPICS_DIR}/{topic.id}.md"] = indexes.render_topic(book, topic, HEADER, sheets.sheet_name(topic) if sheets.sheet_name(topic) in names else None)
         files[f"{indexes.SHEETS_DIR}/index.md"] = indexes.render_sheet_index(sheet_list, HEADER)
         for sheet in sheet_list:
             files[f"{indexes.SHEETS_DIR}/{sheet.name}.md"] = indexes.render_sheet_page(sheet, HEADER)

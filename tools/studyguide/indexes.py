@@ -25,13 +25,13 @@ def _download(sheet_name: str, text: str) -> str:
     return f'<a class="reference download" href="{DOWNLOADS}/{sheet_name}.pdf" download="">{text}</a>'
 
 
-def render_topic(book: Book, topic: Topic, header: str, has_sheet: bool) -> str:
+def render_topic(book: Book, topic: Topic, header: str, sheet: str | None) -> str:
     """A topic page: its questions grouped by tier, each with 高频 mark and one-sentence answer."""
     out = [header, f"(topic-{topic.id})=", f"# {topic.label}\n"]
     if topic.description:
         out.append(topic.description + "\n")
-    if has_sheet:
-        out.append(f"速查表：{{doc}}`在线查看 <../{SHEETS_DIR}/{topic.id}>` · {_download(topic.id, '下载 PDF（A4 一页）')}\n")
+    if sheet:
+        out.append(f"速查表：{{doc}}`在线查看 <../{SHEETS_DIR}/{sheet}>` · {_download(sheet, '下载 PDF（A4 一页）')}\n")
     for tier in TIERS:
         qs = [q for q in book.questions if q.tier == tier.id and topic.id in q.topics]
         if qs:

@@ -42,6 +42,8 @@ class Topic:
     id: str
     label: str
     description: str = ""
+    sheet: str = ""  # another topic whose cheat sheet this topic shares; empty: its own sheet
+    reference: tuple[str, ...] = ()  # reference blocks (refblocks.BLOCKS) printed on the topic's sheet
 
 
 @dataclass(frozen=True)
@@ -202,8 +204,31 @@ def parse_topics(data: Any, lines: Mapping[str, int], path: str) -> tuple[list[T
         if not isinstance(value, dict) or not isinstance(value.get("label"), str) or not value["label"]:
             problems.append(Problem(path, line, f"{key}.label", "missing Chinese label", "add label: 中文名"))
             continue
-        extra = sorted(set(value) - {"label", "description"})
+        extra = sorted(set(value) - {"label", "description", "sheet", "reference"})
         for name in extra:
-            problems.append(Problem(path, line, f"{key}.{name}", "unknown field", "use label and description"))
-        topics.append(Topic(key, value["label"], str(value.get("description", ""))))
+            problems.append(Problem(path, line, f"{key}.{name}", "unknown field", "use label, description, sheet, reference"))
+        sheet, sheet_problem = _sheet_field(value.get("sheet", ""), topics, key, line, path)
+        reference, ref_problems = _reference_field(value.get("reference", []), key, line, path)
+        problems += [*sheet_problem, *ref_problems]
+        topics.append(Topic(key, value["label"], str(value.get("description", "")), sheet, reference))
     return topics, problems
+
+
+def _sheet_field(value: Any, before: list[Topic], key: str, line: int, path: str) -> tuple[str, list[Problem]]:
+    """``sheet``: an earlier topic that has a sheet of its own."""
+    own = [t.id for t in before if not t.sheet]
+    if value == "" or value in own:
+        return str(value), []
+    hint = f"name an earlier topic with its own sheet: {', '.join(own) or '(none yet)'}"
+    return "", [Problem(path, line, f"{key}.sheet", f"cannot share the sheet of {value!r}", hint)]
+
+
+def _reference_field(value: Any, key: str, line: int, path: str) -> tuple[tuple[str, ...], list[Problem]]:
+    """``reference``: a list of known reference blocks."""
+    from .refblocks import BLOCKS
+
+    names = value if isinstance(value, list) else [value]
+    bad = [str(n) for n in names if n not in BLOCKS]
+    if bad:
+        return (), [Problem(path, line, f"{key}.reference", f"unknown reference block(s) {', '.join(bad)}", f"use some of: {', '.join(BLOCKS)}")]
+    return tuple(names), []

@@ -12,12 +12,18 @@ from typing import Any
 
 from .book import Book
 from .errors import BuildError
-from .schema import TIERS, Question
+from .schema import TIER_BY_ID, TIERS, Question, Topic
 
 TEMPLATE = Path(__file__).parent / "templates" / "cheatsheet.typ"
 FONT_DIRS = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/truetype/noto")
 TOP = "top"  # 高频 sheets are named top-<tier>: all 高频 answers never fit one A4 page at >= 7 pt
 TOP_TITLE = "高频 Top"
+# Tiers that share a 高频 sheet (the advanced tier alone fills a fifth of a page), and its reference blocks.
+TOP_SHEETS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("basics",), ("broadcasting", "strides", "dtypes")),
+    (("intermediate", "advanced"), ()),
+)
+MIN_FILL = 0.5  # a sheet less than half full is not worth printing: merge it or give it a reference block
 LAYOUT = {"columns": 3, "body_pt": 8, "code_pt": 7}  # floor: nothing below 7 pt
 
 
@@ -33,9 +39,10 @@ class Group:
 class Sheet:
     """One cheat sheet: a topic's questions by tier, or the 高频 questions by topic."""
 
-    name: str  # file stem: topic id, or "top"
+    name: str  # file stem: topic id, or "top-<tier>"
     title: str
     groups: tuple[Group, ...]
+    references: tuple[str, ...] = ()  # reference blocks (refblocks.BLOCKS) printed after the questions
 
     @property
     def questions(self) -> tuple[Question, ...]:
@@ -43,27 +50,38 @@ class Sheet:
         return tuple(q for g in self.groups for q in g.questions)
 
 
+def sheet_name(topic: Topic) -> str:
+    """The sheet a topic's questions are printed on: its own, or the one it shares (``sheet:`` in topics.yml)."""
+    return topic.sheet or topic.id
+
+
 def plan(book: Book) -> list[Sheet]:
-    """One sheet per chapter topic (questions whose first topic it is), then one 高频 sheet per tier.
+    """One sheet per chapter topic (topics may share one), then the 高频 sheets of ``TOP_SHEETS``.
 
     A question sits on one topic sheet only, like it sits in one chapter: a sheet's size is then bounded by
     its chapters, and the topic index pages still list every question that merely mentions the topic.
     """
     sheets = []
-    for topic in book.topics:
+    for owner in (t for t in book.topics if not t.sheet):
+        members = [t for t in book.topics if sheet_name(t) == owner.id]
         groups = tuple(
-            Group(tier.label, qs) for tier in TIERS
+            Group(tier.label if len(members) == 1 else f"{topic.label} · {tier.label}", qs)
+            for topic in members for tier in TIERS
             if (qs := tuple(q for q in book.questions if q.tier == tier.id and q.chapter == topic.id))
         )
         if groups:
-            sheets.append(Sheet(topic.id, topic.label, groups))
-    for tier in TIERS:
+            title = " · ".join(t.label for t in members if any(q.chapter == t.id for q in book.questions))
+            refs = tuple(r for t in members for r in t.reference)
+            sheets.append(Sheet(owner.id, title, groups, refs))
+    for tiers, refs in TOP_SHEETS:
         frequent = tuple(
-            Group(t.label, qs) for t in book.topics
-            if (qs := tuple(q for q in book.questions if q.frequent and q.tier == tier.id and q.chapter == t.id))
+            Group(t.label if len(tiers) == 1 else f"{TIER_BY_ID[tier].label} · {t.label}", qs)
+            for tier in tiers for t in book.topics
+            if (qs := tuple(q for q in book.questions if q.frequent and q.tier == tier and q.chapter == t.id))
         )
         if frequent:
-            sheets.append(Sheet(f"{TOP}-{tier.id}", f"{TOP_TITLE} · {tier.label}", frequent))
+            label = "与".join(TIER_BY_ID[t].label for t in tiers)
+            sheets.append(Sheet(f"{TOP}-{'-'.join(tiers)}", f"{TOP_TITLE} · {label}", frequent, refs))
     return sheets
 
 
@@ -83,7 +101,10 @@ def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str]) -> di
             for q in g.questions
         ]} for g in sheet.groups
     ]
+    from .refblocks import render
+
     return {"title": f"{sheet.title} · 速查表", "subtitle": title, "author": title, "footer": footer, "groups": groups,
+            "references": render(sheet.references),
             "layout": {"columns": LAYOUT["columns"], "body": LAYOUT["body_pt"], "code": LAYOUT["code_pt"], "compact": is_top(sheet)}}
 
 
@@ -95,11 +116,22 @@ def _font_paths() -> list[str]:
     return [d for d in FONT_DIRS if Path(d).is_dir()]
 
 
-def _overflow(sheet: Sheet, payload: str) -> str:
-    """How far the content runs past page 1, in columns, measured at the end marker Typst placed."""
+def _end(payload: str) -> dict[str, Any]:
+    """Where the content ends, from the marker the template places: page, column, fraction of its height."""
     import typst
 
-    found = json.loads(typst.query(str(TEMPLATE), "<sheet-end>", field="value", one=True, font_paths=_font_paths(), sys_inputs={"data": payload}))
+    return json.loads(typst.query(str(TEMPLATE), "<sheet-end>", field="value", one=True, font_paths=_font_paths(), sys_inputs={"data": payload}))
+
+
+def fill(payload: dict[str, Any]) -> float:
+    """How much of one page the sheet fills (0–1; above 1 it overflows), measured in columns."""
+    found = _end(json.dumps(payload, ensure_ascii=False, sort_keys=True))
+    return ((found["page"] - 1) * found["columns"] + found["column"] + found["fraction"]) / found["columns"]
+
+
+def _overflow(sheet: Sheet, payload: str) -> str:
+    """How far the content runs past page 1, in columns, measured at the end marker Typst placed."""
+    found = _end(payload)
     columns = (found["page"] - 1) * found["columns"] + found["column"] + found["fraction"]
     longest = sorted(sheet.questions, key=lambda q: -(len(q.answer) + len(q.snippet)))[:3]
     names = ", ".join(f"{q.id} ({len(q.answer) + len(q.snippet)} chars)" for q in longest)

@@ -13,8 +13,8 @@ from .. import __version__
 from ..book import load_book
 from ..config import load_config
 from ..errors import StudyguideError
-from ..generate import SELFTEST_DIR
-from . import environment, epub, fresh, mathcache, pages, search, selftest
+from ..generate import QUICK_DIR, SELFTEST_DIR
+from . import environment, epub, fresh, mathcache, pages, quickreview, search, selftest
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -41,7 +41,12 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
     config.latex_documents = [
         ("index", f"{sg.basename}.tex", sg.title, sg.author, "manual"),
         (f"{SELFTEST_DIR}/index", f"{sg.basename}-selftest.tex", f"{sg.title} · 自测版", sg.author, "manual"),
+        (f"{QUICK_DIR}/index", f"{sg.basename}-quickreview.tex", f"{sg.title} · 速览版", sg.author, "manual"),
     ]
+    latex = dict(config.latex_elements)
+    latex["extrapackages"] = latex.get("extrapackages", "") + "\\usepackage{xr-hyper}\n"  # before hyperref
+    latex["preamble"] = latex.get("preamble", "") + quickreview.latex_external(f"{sg.basename}-quickreview", sg.basename)
+    config.latex_elements = latex
     config.epub_basename = sg.basename
     config.epub_uid = config.epub_identifier = f"studyguide-{sg.basename}"  # an XML name: epubcheck RSC-005
     config.version = config.release = sg.edition
@@ -81,6 +86,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     mathcache.setup(app)
     environment.setup(app)
     selftest.setup(app)
+    quickreview.setup(app)
     search.setup(app)
     epub.setup(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}  # bump when a read-time transform changes

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
 from typing import Any
 
 from docutils import nodes
@@ -12,11 +13,12 @@ from sphinx.application import Sphinx
 from sphinx.builders.epub3 import Epub3Builder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from ..generate import SELFTEST_DIR
+from ..generate import QUICK_DIR, SELFTEST_DIR
 from ..indexes import SHEETS_DIR, TOPICS_DIR
 from .fresh import FreshFromDoctrees
 
-WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/", f"{SELFTEST_DIR}/")  # not part of the EPUB
+WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/", f"{SELFTEST_DIR}/", f"{QUICK_DIR}/")  # not part of the EPUB
+QUICK = QUICK_DIR  # value of ``studyguide_edition`` that builds the quick-review EPUB instead of the book
 # Stylesheets that use CSS epubcheck rejects (empty custom properties, :has(), :is()).
 EPUB_EXCLUDED_CSS = ("mystnb", "sphinx-design", "sphinx_design", "copybutton")
 _SVG_RE = re.compile(r"<svg\b.*?</svg>", re.S)
@@ -44,15 +46,41 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
 
     name = "epub"
 
-    def write_doc(self, docname: str, doctree: nodes.document) -> None:
-        """Skip the website-only pages (topic indexes, cheat sheets): e-readers get the book itself."""
-        if not docname.startswith(WEB_ONLY):
-            super().write_doc(docname, doctree)
+    def init(self) -> None:
+        """For the quick-review edition, a private config whose root and names are the edition's."""
+        if self.config.studyguide_edition == QUICK:
+            own = object.__new__(type(self.config))  # Sphinx keeps values per instance: the shared one is untouched
+            own.__dict__.update(self.config.__dict__)  # (copy.copy would go through __getstate__ and drop some)
+            own.root_doc = f"{QUICK_DIR}/index"
+            own.epub_basename = f"{self.config.epub_basename}-{QUICK}"
+            own.epub_title = f"{self.config.epub_title} · 速览版"
+            own.epub_uid = own.epub_identifier = f"{self.config.epub_uid}-{QUICK}"
+            self.config = own
+        super().init()
+        if self.quick:
+            self.use_index = False  # the general index points into the full book
+
+    @property
+    def quick(self) -> bool:
+        """True when this builder writes the quick-review edition."""
+        return self.config.studyguide_edition == QUICK
+
+    def _wanted(self, docname: str) -> bool:
+        return docname.startswith(f"{QUICK_DIR}/") if self.quick else not docname.startswith(WEB_ONLY)
+
+    def get_outdated_docs(self) -> Iterator[str]:  # type: ignore[override]
+        """Only the pages of this edition."""
+        return (d for d in super().get_outdated_docs() if self._wanted(d))
+
+    def write_documents(self, docnames: set[str]) -> None:
+        """Skip the pages of other editions (topic indexes, cheat sheets, self-test, quick review) and their images."""
+        super().write_documents({d for d in docnames if self._wanted(d)})
 
     def handle_finish(self) -> None:
         """Drop website-only pages left by earlier builds, then package the EPUB."""
         for folder in WEB_ONLY:
-            shutil.rmtree(self.outdir / folder, ignore_errors=True)
+            if not (self.quick and folder == f"{QUICK_DIR}/"):
+                shutil.rmtree(self.outdir / folder, ignore_errors=True)
         super().handle_finish()
 
     def get_refnodes(self, doctree: nodes.Node, result: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -99,6 +127,7 @@ def clean_page(app: Sphinx, pagename: str, templatename: str, context: dict[str,
 
 def setup(app: Sphinx) -> None:
     """Register the EPUB transform and page hook."""
+    app.add_config_value("studyguide_edition", "", "", types=frozenset({str}))  # not "env": one read serves both
     app.add_builder(TieredEpubBuilder, override=True)
     app.add_post_transform(UnfoldForEpub)
     app.connect("builder-inited", exclude_css)

@@ -75,8 +75,11 @@ def _copy_new(src: Path, dst: Path) -> None:
 
 
 def restore(app: Sphinx) -> None:
-    """Copy cached formulas into the output folder, where imgmath looks for them."""
-    if app.builder.format == "html":
+    """Copy cached formulas into the output folder, where imgmath looks for them.
+
+    Not for another edition of the EPUB: it holds a few formulas, and every file in its folder is packaged.
+    """
+    if app.builder.format == "html" and not app.config.studyguide_edition:
         cache, out = _dirs(app)
         _copy_new(cache, out)
 

@@ -1,0 +1,130 @@
+"""The quick-review edition (速览版): each question's answer, 先给结论, 易错点 and cheat-sheet cell.
+
+Nothing is copied into sources: ``studyguide-quick`` leaves a placeholder, and a post-transform fills it
+from the question's own doctree when a builder writes the page. Links to other questions point to their
+entry in this edition; the PDF also prints the page of the question in the full book (``xr-hyper``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.docutils import SphinxDirective
+
+from ..generate import quick_label
+from ..page import SECTION_IDS, SHORT_SECTION
+
+PITFALLS = "易错点"
+CHEATSHEET_CLASS = "tag_cheatsheet"
+BOOK_PREFIX = "book:"  # xr-hyper prefix of the full book's labels in the quick-review PDF
+# In the quick-review PDF only: load the full book's labels (read from its .aux) under BOOK_PREFIX.
+LATEX_EXTERNAL = (
+    "\\edef\\sgjob{{\\jobname}}\\edef\\sgquick{{\\detokenize{{{quick}}}}}\n"
+    "\\ifx\\sgjob\\sgquick\\externaldocument[{prefix}]{{{book}}}[{book}.pdf]\\fi\n"
+)
+LATEX_BOOK_PAGE = "\\par{{\\small\\color{{gray}}全书：{where}，第~\\pageref{{{prefix}{label}}}~页}}\\par"
+
+
+class quick_placeholder(nodes.General, nodes.Element):
+    """Where one question's quick-review content goes."""
+
+
+class QuickDirective(SphinxDirective):
+    """``studyguide-quick <id>``: the quick-review entry of one question."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        """Return the placeholder; the question's page becomes a dependency of this one."""
+        qid = self.arguments[0]
+        book = getattr(self.env.app, "studyguide_book", None)
+        question = next((q for q in book.questions if q.id == qid), None) if book else None
+        if question is None:
+            raise self.error(f"studyguide-quick: no question with id {qid!r} (run `make sync`)")
+        self.env.note_dependency(str(self.env.doc2path(question.docname)))
+        return [quick_placeholder(qid=qid, docname=question.docname)]
+
+
+def _section(doctree: nodes.Node, section_id: str) -> nodes.section | None:
+    return next((s for s in doctree.findall(nodes.section) if section_id in s["ids"]), None)
+
+
+def _body(section: nodes.section | None) -> list[nodes.Node]:
+    return [c for c in section.children if not isinstance(c, nodes.title)] if section is not None else []
+
+
+def _clean(node: nodes.Node, question_ids: set[str]) -> nodes.Node:
+    """A copy without ids (they stay unique), whose links to questions point into this edition."""
+    node = copy.deepcopy(node)
+    for entry in list(node.findall(addnodes.index)) if isinstance(node, nodes.Element) else []:
+        entry.parent.remove(entry)  # the book's index points into the full book
+    for sub in [node, *node.findall(nodes.Element)] if isinstance(node, nodes.Element) else []:
+        sub["ids"], sub["names"] = [], []
+        if isinstance(sub, addnodes.pending_xref):
+            sub.attributes.pop("refdoc", None)  # resolved from the page it is copied into, not from the question's page
+        if isinstance(sub, addnodes.pending_xref) and sub.get("reftype") == "ref":
+            target = sub.get("reftarget", "")
+            if target in question_ids:
+                sub["reftarget"] = quick_label(target)
+            else:
+                sub.replace_self(nodes.inline("", "", *sub.children))
+    return node
+
+
+class FillQuick(SphinxPostTransform):
+    """Replace each placeholder by the answer, 先给结论, 易错点 and cheat-sheet cell of its question."""
+
+    default_priority = 3  # before myst-nb picks output mime types (4) and references are resolved (10)
+
+    def run(self, **kwargs: Any) -> None:
+        """Fill every placeholder of this document."""
+        book = getattr(self.app, "studyguide_book", None)
+        if book is None:
+            return
+        ids = {q.id for q in book.questions}
+        by_id = {q.id: q for q in book.questions}
+        labels = {t.id: t.label for t in book.topics}
+        for node in list(self.document.findall(quick_placeholder)):
+            question = by_id[node["qid"]]
+            source = self.env.get_doctree(node["docname"])
+            out: list[nodes.Node] = [_clean(n, ids) for n in _body(_section(source, SECTION_IDS[SHORT_SECTION]))]
+            pitfalls = _body(_section(source, SECTION_IDS[PITFALLS]))
+            if pitfalls:
+                out.append(nodes.rubric(text=PITFALLS))
+                out += [_clean(n, ids) for n in pitfalls]
+            cell = next((c for c in source.findall(nodes.container) if CHEATSHEET_CLASS in c["classes"]), None)
+            if cell is not None:
+                out.append(nodes.rubric(text="速查代码"))
+                out.append(_clean(cell, ids))
+            out.append(self._where(question, labels))
+            node.replace_self(out)
+
+    def _where(self, question: Any, labels: dict[str, str]) -> nodes.Node:
+        """Where the question is in the full book: a page number in the PDF, its chapter elsewhere."""
+        from ..schema import TIER_BY_ID
+
+        where = f"{TIER_BY_ID[question.tier].label} · {labels[question.chapter]}"
+        if self.app.builder.format == "latex":
+            label = f"{question.docname}:{question.id}"
+            tex = LATEX_BOOK_PAGE.format(where=where, prefix=BOOK_PREFIX, label=label)
+            return nodes.raw("", tex, format="latex")
+        para = nodes.paragraph(classes=["studyguide-book-location"])
+        para += nodes.Text(f"全书：{where}")
+        return para
+
+
+def latex_external(quick_stem: str, book_stem: str) -> str:
+    """Preamble lines that give the quick-review PDF the full book's page numbers."""
+    return LATEX_EXTERNAL.format(quick=quick_stem, prefix=BOOK_PREFIX, book=book_stem)
+
+
+def setup(app: Sphinx) -> None:
+    """Register the directive, node and post-transform."""
+    app.add_node(quick_placeholder)
+    app.add_directive("studyguide-quick", QuickDirective)
+    app.add_post_transform(FillQuick)
