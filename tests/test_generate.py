@@ -30,10 +30,18 @@ def test_plan_is_sorted_deterministic_and_marked() -> None:
     assert list(first) == sorted(first) == [
         "1-basics/autograd/index.md", "1-basics/tensor/index.md", "3-advanced/precision/index.md",
         "cheatsheets/autograd.md", "cheatsheets/index.md", "cheatsheets/precision.md", "cheatsheets/tensor.md",
-        "environment.md", "index.md", "selftest/advanced.md", "selftest/basics.md", "selftest/index.md",
-        "topics/autograd.md", "topics/index.md", "topics/precision.md", "topics/tensor.md",
+        "environment.md", "index.md", "quickreview/advanced.md", "quickreview/basics.md", "quickreview/index.md",
+        "selftest/advanced.md", "selftest/basics.md", "selftest/index.md", "topics/autograd.md", "topics/index.md", "topics/precision.md", "topics/tensor.md",
     ]
     assert all(is_generated(text) for text in first.values())
+
+
+def test_quick_review_places_each_question_under_its_tier_and_chapter() -> None:
+    out = files()
+    basics = out["quickreview/basics.md"]
+    assert basics.index("## 张量") < basics.index("(qr-a)=") < basics.index("(qr-b)=") < basics.index("## 自动求导") < basics.index("(qr-c)=")
+    assert "```{studyguide-quick} a\n```" in basics and "qr-d" not in basics
+    assert "basics\nadvanced" in out["quickreview/index.md"] and "intermediate" not in out["quickreview/index.md"]
 
 
 def test_home_page_has_one_toctree_per_tier_with_content() -> None:

@@ -195,7 +195,8 @@ def parse_topics(data: Any, lines: Mapping[str, int], path: str) -> tuple[list[T
     """Build the topic vocabulary from the parsed ``topics.yml`` mapping ``id: {label, description}``."""
     if not isinstance(data, dict) or not data:
         return [], [Problem(path, 1, "topics", "expected a mapping of topic ids", "e.g. tensor: {label: 张量}")]
-    topics, problems = [], []
+    topics: list[Topic] = []
+    problems: list[Problem] = []
     for key, value in data.items():
         line = lines.get(str(key), 1)
         if not isinstance(key, str) or not ID_RE.match(key):

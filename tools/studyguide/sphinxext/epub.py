@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from docutils import nodes
@@ -72,7 +73,7 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
         """Only the pages of this edition."""
         return (d for d in super().get_outdated_docs() if self._wanted(d))
 
-    def write_documents(self, docnames: set[str]) -> None:
+    def write_documents(self, docnames: AbstractSet[str]) -> None:
         """Skip the pages of other editions (topic indexes, cheat sheets, self-test, quick review) and their images."""
         super().write_documents({d for d in docnames if self._wanted(d)})
 
