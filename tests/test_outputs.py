@@ -193,10 +193,11 @@ def test_the_answer_opens_the_short_answer_in_every_format(built_minibook: Path)
 
 # --- Quick-review edition (速览版) -------------------------------------------------------------------
 
-def _book_page_of(pdf: Path, title: str) -> int:
-    """The page (1-based) where a question starts in the full book: its title with its 考点 section, not the TOC."""
-    pages = [p.extract_text().replace(" ", "") for p in PdfReader(pdf).pages]
-    return next(i for i, text in enumerate(pages, start=1) if title in text and "考点" in text)
+def _book_page_of(pdf: Path, title: str) -> str:
+    """The printed page number where a question starts in the full book: its title with its 考点 section, not the TOC."""
+    reader = PdfReader(pdf)
+    pages = [p.extract_text().replace(" ", "") for p in reader.pages]
+    return next(reader.page_labels[i] for i, text in enumerate(pages) if title in text and "考点" in text)
 
 
 def test_quick_review_pdf_holds_the_answers_and_the_page_of_each_question_in_the_book(built_minibook: Path) -> None:
@@ -208,7 +209,7 @@ def test_quick_review_pdf_holds_the_answers_and_the_page_of_each_question_in_the
     for left_out in ("考点", "转置前stride:", "怎样让它重新连续"):  # the rest of the page stays in the book
         assert left_out not in text, left_out
     where = re.search(r"全书：入门·张量[^，]*，第(\d+)页", text)
-    assert where and int(where.group(1)) == _book_page_of(book, "转置之后为什么不连续？")
+    assert where and where.group(1) == _book_page_of(book, "转置之后为什么不连续？")
     targets = [a["/A"].get("/F") for page in PdfReader(quick).pages for a in page.get("/Annots", [])
                if a.get_object().get("/A", {}).get("/S") == "/GoToR"]
     assert targets.count("minibook.pdf") == 3  # each question links to its page in the full book
