@@ -18,6 +18,7 @@ from .config import Config
 from .errors import BuildError
 
 FORMATS = ("sheets", "deck", "html", "epub", "pdf")  # sheets and deck first: the site links them
+ORDER = ("sheets", "deck", "ereader", "html", "epub", "pdf")  # every format; ereader on request (ereader.py)
 _MISSING_RE = re.compile(r"Missing character: There is no (\S+) \(U\+[0-9A-Fa-f]+\)")  # log lines wrap
 _TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
 
@@ -65,6 +66,11 @@ class Layout:
         return self.build / f"{self.config.basename}-selftest.pdf"
 
     @property
+    def ereader(self) -> Path:
+        """The e-reader PDF: the book on a 6-inch page (ereader.py)."""
+        return self.build / f"{self.config.basename}-ereader.pdf"
+
+    @property
     def deck(self) -> Path:
         """The Anki deck."""
         return self.build / f"{self.config.basename}.apkg"
@@ -98,12 +104,13 @@ def _env(layout: Layout) -> dict[str, str]:
     return {"TEXMFVAR": str(var / "texmf-var"), "TMPDIR": str(var), "IPYTHONDIR": str(layout.build / "ipython")}
 
 
-def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True) -> None:
+def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True, settings: dict[str, str] | None = None) -> None:
     """Run one Sphinx builder in this process, warnings as errors; raise ``BuildError`` on failure."""
     from sphinx.cmd.build import build_main
 
     argv = ["-b", builder, "-c", str(Path(__file__).resolve().parents[2]), "-d", str(layout.doctrees), "-W", "--keep-going"]
-    argv += ["-D", f"studyguide_root={layout.root.resolve()}"]
+    for key, value in {"studyguide_root": str(layout.root.resolve()), **(settings or {})}.items():
+        argv += ["-D", f"{key}={value}"]
     argv += ["-j", str(jobs)] if jobs > 1 else []
     argv += ["-q"] if quiet else []
     argv += [str(layout.book), str(layout.outdir(builder))]
@@ -169,11 +176,15 @@ def _latexmk_finish(layout: Layout, stem: str, proc: subprocess.Popen) -> Path:
 
 
 def _pdfs_up_to_date(layout: Layout) -> bool:
-    """True when no source, stored output, doctree, project config, Sphinx config or tool changed since both PDFs were made.
+    """True when nothing changed since both PDFs were made (``outputs_up_to_date``)."""
+    return outputs_up_to_date(layout, [layout.pdf, layout.selftest])
+
+
+def outputs_up_to_date(layout: Layout, outputs: list[Path]) -> bool:
+    """True when no source, stored output, doctree, project config, Sphinx config or tool changed since all ``outputs`` were made.
 
     Sphinx's LaTeX builder rewrites every page on every run; skipping it keeps a no-op rebuild fast.
     """
-    outputs = [layout.pdf, layout.selftest]
     if not all(p.is_file() for p in outputs):
         return False
     repo = Path(__file__).resolve().parents[2]
@@ -263,11 +274,13 @@ def build_deck(layout: Layout, book: Book) -> Path:
 
 
 def build(layout: Layout, book: Book, formats: tuple[str, ...] = FORMATS, jobs: int = 1) -> BuildReport:
-    """Build the requested formats in order sheets, html, epub, pdf; each is timed."""
+    """Build the requested formats in ``ORDER``; each is timed."""
     report = BuildReport()
+    from .ereader import build_ereader  # ereader.py builds on this module
+
     steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book), "html": lambda: build_html(layout, jobs),
-             "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout)}
-    for fmt in FORMATS:
+             "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout), "ereader": lambda: build_ereader(layout)}
+    for fmt in ORDER:
         if fmt not in formats:
             continue
         start = time.monotonic()
