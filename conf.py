@@ -108,6 +108,13 @@ studyguide_ereader_latex_elements = {
     "geometry": r"\usepackage[paperwidth=90mm,paperheight=120mm,footskip=4mm]{geometry}",
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{4mm,4mm}}, vmargin={{4mm,8mm}}, marginpar=2mm",
     "preamble": latex_elements["preamble"] + r"""
+\AtBeginDocument{\sloppy}  % a narrow measure: loose lines rather than lines that run into the margin
+\makeatletter\renewcommand*{\@pnumwidth}{2.4em}\renewcommand*{\@tocrmarg}{3.4em}\makeatother  % 4-digit page numbers
+% long names fit the narrow measure: text (headings too) may break after _; inline code and index entries
+% also after . , ; / and braces
+\let\studyguideunderscore\_\DeclareRobustCommand{\_}{\studyguideunderscore\discretionary{}{}{}}
+\makeatletter\protected\def\sphinxcode#1{\texttt{\let\sphinxafterbreak\@empty\sphinxbreaksattexescapedchars#1}}\makeatother
+\renewcommand{\sphinxstyleindexentry}[1]{\sphinxcode{\sphinxupquote{#1}}}
 \fancypagestyle{normal}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}
 \fancypagestyle{plain}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}
 """,
