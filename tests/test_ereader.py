@@ -129,7 +129,7 @@ def test_ereader_pdf_is_the_whole_book_on_a_6_inch_page() -> None:
         assert re.sub(r"\s+", "", q.title) in text, q.id
     assert "输出来源：" in text and "回到自测题" not in text
     assert {"第一部分 入门", "第二部分 中级", "第三部分 高阶", "索引"} <= set(outline_titles(EREADER))
-    assert len(reader.pages) > len(PdfReader(str(BUILD / f"{CONFIG.basename}.pdf")).pages)  # small pages: more of them
+    assert len(reader.pages) > len(PdfReader(str(_require(BUILD / f"{CONFIG.basename}.pdf"))).pages)  # small pages: more of them
     assert all(f["emb"] == "yes" for f in pdf_fonts(EREADER))
     log = (BUILD / "latex" / f"{EREADER.stem}.log").read_text(encoding="utf-8", errors="replace")
     assert "Missing character" not in log
