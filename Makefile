@@ -1,6 +1,7 @@
 # PyTorch 面试题精讲 — build and test.
 #   make          install what is missing, then build the website, PDF and EPUB into _build/
-#   make test     build, then run the test suite
+#   make test     build everything (the e-reader PDF too, as a release does), then run the test suite
+#   make ereader  the e-reader PDF (6-inch page); not part of plain `make`: it adds a whole LaTeX run
 #   make unit     the fast tests only (no kernel, no build)
 # Set FROZEN=1 to forbid execution (CI: the stored outputs must already match the code).
 
@@ -10,7 +11,7 @@ STAMP  := $(VENV)/.installed
 FLAGS  := $(if $(FROZEN),--frozen,)
 PYTEST ?=
 
-.PHONY: all setup deps test unit check sync indexes execute sheets deck html epub pdf serve bench status doctor new clean
+.PHONY: all setup deps test unit check sync indexes execute sheets deck html epub pdf ereader serve bench status doctor new clean
 
 all: setup
 	$(SG) build $(FLAGS)
@@ -23,7 +24,8 @@ deps:
 $(STAMP): pyproject.toml tools/constraints.txt
 	tools/setup.sh python
 
-test: all
+test: setup
+	$(SG) build $(FLAGS) all
 	$(VENV)/bin/python -m pytest $(PYTEST)
 
 # the fast tests: schema, checker, parser, generators, math, lint; no kernel, no build
@@ -39,7 +41,7 @@ sync indexes: $(STAMP)
 execute: $(STAMP)
 	$(SG) execute $(FLAGS)
 
-sheets deck html epub pdf: setup
+sheets deck html epub pdf ereader: setup
 	$(SG) build $(FLAGS) $@
 
 status: $(STAMP)

@@ -53,6 +53,7 @@ copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 
 # PDF (xelatex): A4, Noto CJK (SC forms), one \part per tier, Chinese headings.
+_WRAP_CODE = "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxoverfull=0, verbatimmaxunderfull=0"
 latex_engine = "xelatex"
 latex_use_xindy = False
 latex_show_urls = "no"
@@ -77,7 +78,7 @@ latex_elements = {
 \setmonofont{DejaVu Sans Mono}[Scale=0.9]
 """,
     "fvset": r"\fvset{fontsize=\small,formatcom=\xeCJKVerbAddon}",
-    "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxoverfull=0, verbatimmaxunderfull=0, hmargin={2.2cm,2.2cm}, vmargin={2.5cm,2.5cm}",
+    "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
     "preamble": r"""
 \usepackage{bookmark}
 \bookmarksetup{numbered, depth=1}
@@ -99,9 +100,32 @@ latex_elements = {
 }
 latex_additional_files: list[str] = []
 
-# EPUB
+# E-reader PDF (`studyguide build ereader`): the same book on a 6-inch screen's page, 90 x 120 mm, with the
+# A4 edition's 10 pt type (so larger for the page) and narrow margins; the page number alone, at the foot.
+# These keys replace the A4 ones in a second LaTeX run from the same doctrees (-D studyguide_latex=ereader).
+studyguide_ereader_latex_elements = {
+    "papersize": "",
+    "geometry": r"\usepackage[paperwidth=90mm,paperheight=120mm,footskip=4mm]{geometry}",
+    "sphinxsetup": f"{_WRAP_CODE}, hmargin={{4mm,4mm}}, vmargin={{4mm,8mm}}, marginpar=2mm",
+    "preamble": latex_elements["preamble"] + r"""
+\AtBeginDocument{\sloppy}  % a narrow measure: loose lines rather than lines that run into the margin
+\makeatletter\renewcommand*{\@pnumwidth}{2.4em}\renewcommand*{\@tocrmarg}{3.4em}\makeatother  % 4-digit page numbers
+% long names fit the narrow measure: text (headings too) may break after _; inline code and index entries
+% also after . , ; / and braces
+\makeatletter\DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else\textunderscore\discretionary{}{}{}\fi}
+\protected\def\sphinxcode#1{\texttt{\let\sphinxafterbreak\@empty\sphinxbreaksattexescapedchars#1}}\makeatother
+\renewcommand{\sphinxstyleindexentry}[1]{\sphinxcode{\sphinxupquote{#1}}}
+\fancypagestyle{normal}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}
+\fancypagestyle{plain}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}
+""",
+}
+
+# EPUB: the extension's e-reader theme (one lean stylesheet, greyscale-safe highlighting); only the
+# static files the pages use are packaged (studyguide/sphinxext/epub.py).
+epub_theme = "studyguide-epub"
+epub_css_files: list[str] = []
 epub_show_urls = "no"
-epub_exclude_files = [".buildinfo", ".buildinfo.bak", "_static/readme-pdf-page.png", "_static/favicon.png"]
+epub_exclude_files = [".buildinfo", ".buildinfo.bak"]
 epub_use_index = True
 epub_tocdepth = 3
 epub_math_renderer = "imgmath"

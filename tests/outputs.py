@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
 from conftest import require_program
+from PIL import Image
 from pypdf import PdfReader
 
 CM = 72 / 2.54
@@ -48,6 +50,25 @@ def words_outside(pdf: Path, margin: float = 1.5 * CM) -> list[tuple[int, str]]:
         for x0, x1, word in re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">(.*?)</word>', body):
             if float(x0) < margin or float(x1) > float(width) - margin:
                 bad.append((n, word))
+    return bad
+
+
+def ink_outside(pdf: Path, margin: float, dpi: int = 40) -> list[int]:
+    """Pages with ink closer than ``margin`` to the left or right page edge, found by rendering them (pdftoppm).
+
+    Stricter than ``words_outside`` where margins are narrow: pdftotext's box of a full-width CJK comma or
+    full stop at a line end reaches up to 3 mm past its ink, which sits in the left half of the box.
+    """
+    band = int(margin / 72 * dpi)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([require_program("pdftoppm"), "-r", str(dpi), "-gray", str(pdf), f"{tmp}/p"], check=True)
+        bad = []
+        for n, page in enumerate(sorted(Path(tmp).glob("p-*.pgm")), start=1):
+            with Image.open(page) as img:
+                width, height = img.size
+                edges = (img.crop((0, 0, band, height)), img.crop((width - band, 0, width, height)))
+                if min(edge.getextrema()[0] for edge in edges) < 128:  # a dark pixel in either band
+                    bad.append(n)
     return bad
 
 

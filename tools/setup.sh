@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what the build needs, skipping what is already there:
-#   1. Debian packages: TeX Live (xelatex, Chinese), Noto CJK fonts, dvisvgm, epubcheck, poppler;
+#   1. Debian packages: TeX Live (xelatex, Chinese), Noto CJK fonts, dvisvgm, epubcheck, poppler, and the reader
+#      software the tests open the books with (Chromium, calibre);
 #   2. the virtual environment .venv: torch==2.13.0 first and alone (CPU build without a GPU), then deepspeed
 #      (built against that torch), then the pinned packages, the test tools and the book's own tools.
 # Usage: tools/setup.sh [debian|python|all]   (default: all)
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 DEBIAN_PACKAGES=(
   texlive-xetex texlive-lang-chinese texlive-latex-extra texlive-fonts-recommended latexmk
-  fonts-noto-cjk dvisvgm epubcheck default-jre-headless poppler-utils qpdf chromium
+  fonts-noto-cjk dvisvgm epubcheck default-jre-headless poppler-utils qpdf chromium calibre
 )
 PYTHON=${PYTHON:-python3}
 TORCH_VERSION=2.13.0

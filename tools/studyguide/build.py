@@ -19,6 +19,7 @@ from .errors import BuildError
 from .generate import QUICK_DIR
 
 FORMATS = ("sheets", "deck", "html", "epub", "pdf")  # sheets and deck first: the site links them
+ORDER = ("sheets", "deck", "ereader", "html", "epub", "pdf")  # every format; ereader on request (ereader.py)
 _MISSING_RE = re.compile(r"Missing character: There is no (\S+) \(U\+[0-9A-Fa-f]+\)")  # log lines wrap
 _TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
 
@@ -76,6 +77,11 @@ class Layout:
         return self.build / f"{self.config.basename}-quickreview.epub"
 
     @property
+    def ereader(self) -> Path:
+        """The e-reader PDF: the book on a 6-inch page (ereader.py)."""
+        return self.build / f"{self.config.basename}-ereader.pdf"
+
+    @property
     def deck(self) -> Path:
         """The Anki deck."""
         return self.build / f"{self.config.basename}.apkg"
@@ -109,7 +115,8 @@ def _env(layout: Layout) -> dict[str, str]:
     return {"TEXMFVAR": str(var / "texmf-var"), "TMPDIR": str(var), "IPYTHONDIR": str(layout.build / "ipython")}
 
 
-def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True, edition: str = "") -> None:
+def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True, settings: dict[str, str] | None = None,
+               edition: str = "") -> None:
     """Run one Sphinx builder in this process, warnings as errors; raise ``BuildError`` on failure.
 
     ``edition`` selects another edition of the same doctrees (``quickreview`` for the EPUB builder).
@@ -117,8 +124,9 @@ def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True, 
     from sphinx.cmd.build import build_main
 
     argv = ["-b", builder, "-c", str(Path(__file__).resolve().parents[2]), "-d", str(layout.doctrees), "-W", "--keep-going"]
-    argv += ["-D", f"studyguide_root={layout.root.resolve()}"]
-    argv += ["-D", f"studyguide_edition={edition}"] if edition else []
+    extra = {"studyguide_edition": edition} if edition else {}
+    for key, value in {"studyguide_root": str(layout.root.resolve()), **extra, **(settings or {})}.items():
+        argv += ["-D", f"{key}={value}"]
     argv += ["-j", str(jobs)] if jobs > 1 else []
     argv += ["-q"] if quiet else []
     argv += [str(layout.book), str(layout.outdir(builder, edition))]
@@ -184,11 +192,15 @@ def _latexmk_finish(layout: Layout, stem: str, proc: subprocess.Popen) -> Path:
 
 
 def _pdfs_up_to_date(layout: Layout) -> bool:
-    """True when no source, stored output, doctree, project config, Sphinx config or tool changed since both PDFs were made.
+    """True when nothing changed since the A4 PDFs were made (``outputs_up_to_date``)."""
+    return outputs_up_to_date(layout, [layout.pdf, layout.selftest, layout.quick_pdf])
+
+
+def outputs_up_to_date(layout: Layout, outputs: list[Path]) -> bool:
+    """True when no source, stored output, doctree, project config, Sphinx config or tool changed since all ``outputs`` were made.
 
     Sphinx's LaTeX builder rewrites every page on every run; skipping it keeps a no-op rebuild fast.
     """
-    outputs = [layout.pdf, layout.selftest, layout.quick_pdf]
     if not all(p.is_file() for p in outputs):
         return False
     repo = Path(__file__).resolve().parents[2]
@@ -282,11 +294,13 @@ def build_deck(layout: Layout, book: Book) -> Path:
 
 
 def build(layout: Layout, book: Book, formats: tuple[str, ...] = FORMATS, jobs: int = 1) -> BuildReport:
-    """Build the requested formats in order sheets, html, epub, pdf; each is timed."""
+    """Build the requested formats in ``ORDER``; each is timed."""
     report = BuildReport()
+    from .ereader import build_ereader  # ereader.py builds on this module
+
     steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book), "html": lambda: build_html(layout, jobs),
-             "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout)}
-    for fmt in FORMATS:
+             "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout), "ereader": lambda: build_ereader(layout)}
+    for fmt in ORDER:
         if fmt not in formats:
             continue
         start = time.monotonic()

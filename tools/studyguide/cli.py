@@ -84,16 +84,17 @@ def cmd_execute(args: argparse.Namespace, root: Path, config: Config) -> int:
 def cmd_build(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Check, sync, execute what is stale, then build the requested formats."""
     start = time.monotonic()
-    unknown = sorted(set(args.formats) - set(build_mod.FORMATS))
+    unknown = sorted(set(args.formats) - {*build_mod.ORDER, "all"})
     if unknown:
-        raise BuildError(f"build: unknown format(s) {', '.join(unknown)} (choose from {', '.join(build_mod.FORMATS)})")
+        raise BuildError(f"build: unknown format(s) {', '.join(unknown)} (choose from {', '.join(build_mod.ORDER)}, or all)")
     book = _book(root, config)
     _sync(root, config, book, check=False)
     _execute(args, root, config, book)
     layout = build_mod.Layout(root, config)
-    report = build_mod.build(layout, book, tuple(args.formats or build_mod.FORMATS), jobs=args.sphinx_jobs)
+    formats = build_mod.ORDER if "all" in args.formats else tuple(args.formats or build_mod.FORMATS)
+    report = build_mod.build(layout, book, formats, jobs=args.sphinx_jobs)
     for fmt, secs in report.seconds.items():
-        print(f"built {fmt:5s} in {secs:6.1f} s")
+        print(f"built {fmt:7s} in {secs:6.1f} s")
     print(f"outputs: {layout.html / 'index.html'}, {layout.pdf}, {layout.epub} ({time.monotonic() - start:.1f} s in all)")
     return 0
 
@@ -116,7 +117,8 @@ def cmd_new(args: argparse.Namespace, root: Path, config: Config) -> int:
 
 def cmd_doctor(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Report every missing program or font with the command that installs it."""
-    groups = {"PDF": (programs.PDF + programs.MATH, programs.TEX_FILES), "EPUB check": (programs.EPUBCHECK, ()), "PDF checks": (programs.PDF_TOOLS, ())}
+    groups = {"PDF": (programs.PDF + programs.MATH, programs.TEX_FILES), "EPUB check": (programs.EPUBCHECK, ()), "PDF checks": (programs.PDF_TOOLS, ()),
+              "e-reader checks": (programs.READERS, ())}
     failed = 0
     for what, (reqs, tex) in groups.items():
         try:
@@ -144,7 +146,7 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--force", action="store_true", help="execute every page, not only stale ones")
             s.add_argument("pages", nargs="*", help="execute only these question pages (paths from the project root)")
         else:
-            s.add_argument("formats", nargs="*", help="formats to build: sheets, html, epub, pdf (default: all)")
+            s.add_argument("formats", nargs="*", help="formats to build: sheets, deck, html, epub, pdf, ereader, or all (default: all but ereader)")
             s.add_argument("--sphinx-jobs", type=int, default=1, help="parallel Sphinx readers")
     s = sub.add_parser("status", help=cmd_status.__doc__)
     s.add_argument("--strict", action="store_true", help="fail if a page that needs a GPU has no GPU outputs")

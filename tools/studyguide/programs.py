@@ -32,6 +32,7 @@ MATH = (Requirement("latex", "texlive-latex-base"), Requirement("dvisvgm", "dvis
 TEX_FILES = (("ctex.sty", "texlive-lang-chinese"), ("pzdr.tfm", "texlive-fonts-recommended"), ("tabulary.sty", "texlive-latex-extra"))
 EPUBCHECK = (Requirement("epubcheck", "epubcheck"), Requirement("java", "default-jre-headless"))
 PDF_TOOLS = (Requirement("pdffonts", "poppler-utils"), Requirement("pdftotext", "poppler-utils"))
+READERS = (Requirement("ebook-convert", "calibre"), Requirement("chromium", "chromium"))  # the e-reader tests
 
 
 def _has_font(family: str) -> bool:

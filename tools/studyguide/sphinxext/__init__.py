@@ -14,7 +14,7 @@ from ..book import load_book
 from ..config import load_config
 from ..errors import StudyguideError
 from ..generate import QUICK_DIR, SELFTEST_DIR
-from . import environment, epub, fresh, mathcache, pages, quickreview, search, selftest
+from . import environment, epub, ereader, fresh, mathcache, pages, quickreview, search, selftest
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -35,6 +35,7 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
     except StudyguideError as exc:
         raise ExtensionError(str(exc)) from None
     app.studyguide_config = sg  # type: ignore[attr-defined]
+    app.studyguide_root = root  # type: ignore[attr-defined]
     config.project = config.html_title = config.epub_title = sg.title
     config.author = config.epub_author = config.epub_publisher = sg.author
     config.copyright = f"2026, {sg.author}"
@@ -89,4 +90,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     quickreview.setup(app)
     search.setup(app)
     epub.setup(app)
+    ereader.setup(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}  # bump when a read-time transform changes

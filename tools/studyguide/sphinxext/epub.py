@@ -1,4 +1,4 @@
-"""EPUB: print folded content plainly and keep only markup that epubcheck accepts."""
+"""EPUB: print folded content plainly, label outputs, and ship one lean stylesheet written for e-readers."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ import re
 import shutil
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from pygments.style import Style
+from pygments.token import Comment, Error, Generic, Keyword, Name, Operator, String
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.builders.epub3 import Epub3Builder
@@ -20,9 +23,25 @@ from .fresh import FreshFromDoctrees
 
 WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/", f"{SELFTEST_DIR}/", f"{QUICK_DIR}/")  # not part of the EPUB
 QUICK = QUICK_DIR  # value of ``studyguide_edition`` that builds the quick-review EPUB instead of the book
-# Stylesheets that use CSS epubcheck rejects (empty custom properties, :has(), :is()).
-EPUB_EXCLUDED_CSS = ("mystnb", "sphinx-design", "sphinx_design", "copybutton")
+THEME = "studyguide-epub"  # themes/studyguide-epub: Sphinx's epub layout with the e-reader stylesheet
+THEME_DIR = Path(__file__).parent / "themes" / THEME
+EPUB_CSS = ("studyguide-epub.css", "pygments.css")  # the only stylesheets of the EPUB
+OUTPUT_LABEL = "输出"
 _SVG_RE = re.compile(r"<svg\b.*?</svg>", re.S)
+
+
+class EInkStyle(Style):
+    """Code highlighting that survives greyscale: keywords and definitions bold, comments italic."""
+
+    background_color = "transparent"  # the reader's page colour, also in night mode
+    highlight_color = "#dddddd"
+    styles = {
+        Keyword: "bold", Keyword.Constant: "nobold", Operator.Word: "bold",
+        Name.Function: "bold", Name.Class: "bold", Name.Namespace: "bold", Name.Exception: "bold", Name.Decorator: "bold",
+        Comment: "italic #444444", String: "#333333", String.Doc: "italic #333333", String.Escape: "bold", String.Interpol: "bold",
+        Generic.Heading: "bold", Generic.Subheading: "bold", Generic.Emph: "italic", Generic.Strong: "bold",
+        Generic.Prompt: "bold", Generic.Traceback: "bold", Error: "",
+    }
 
 
 class UnfoldForEpub(SphinxPostTransform):
@@ -40,6 +59,19 @@ class UnfoldForEpub(SphinxPostTransform):
                 node.replace_self(plain)
             elif node.get("hide_mode"):
                 node["hide_mode"] = None
+
+
+class LabelOutputs(SphinxPostTransform):
+    """Open every cell output with a small 输出 label: on paper-like screens it must not pass for code."""
+
+    default_priority = 150
+    builders = ("epub",)
+
+    def run(self, **kwargs: Any) -> None:
+        """Insert the label paragraph into each output container."""
+        for node in list(self.document.findall(nodes.container)):
+            if "cell_output" in node["classes"]:
+                node.insert(0, nodes.paragraph("", OUTPUT_LABEL, classes=["studyguide-output-label"]))
 
 
 class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
@@ -84,6 +116,17 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
                 shutil.rmtree(self.outdir / folder, ignore_errors=True)
         super().handle_finish()
 
+    def build_content(self) -> None:
+        """Package only the files the pages use: of ``_static``, the e-reader stylesheets and the cover;
+        no formula files when formulas are embedded in the pages (imgmath deletes them only after packaging)."""
+        static = self.outdir / "_static"
+        keep = {*EPUB_CSS, Path(self.config.epub_cover[0]).name if self.config.epub_cover else ""}
+        unused = [f"_static/{p.name}" for p in sorted(static.iterdir()) if p.is_file() and p.name not in keep]
+        if getattr(self.config, "imgmath_embed", False):
+            unused += [p.relative_to(self.outdir).as_posix() for p in sorted((self.outdir / self.imagedir / "math").glob("*"))]
+        self.config.epub_exclude_files = [*self.config.epub_exclude_files, *unused]
+        super().build_content()
+
     def get_refnodes(self, doctree: nodes.Node, result: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Like Sphinx's, but a captioned toctree becomes one level-1 entry holding its pages."""
         if isinstance(doctree, addnodes.compact_paragraph) and doctree.get("toctree"):
@@ -105,31 +148,23 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
         return f"{refuri.split('#')[0]}#{section['ids'][0]}" if section is not None and section["ids"] else refuri
 
 
-def exclude_css(app: Sphinx) -> None:
-    """Keep rejected stylesheets out of the EPUB package, even when an earlier build left them in _static."""
-    if app.builder.name != "epub":
-        return
-    for filename, _attrs in app.registry.css_files:
-        if any(bad in filename for bad in EPUB_EXCLUDED_CSS):
-            app.config.epub_exclude_files = [*app.config.epub_exclude_files, f"_static/{filename}"]
-
-
 def clean_page(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    """For EPUB pages, drop rejected stylesheets and inline SVG icons."""
+    """For EPUB pages, keep only the e-reader stylesheets and drop inline SVG icons."""
     if app.builder.name != "epub":
         return
     context["css_files"] = [
         css for css in context.get("css_files", [])
-        if not any(bad in getattr(css, "filename", str(css)) for bad in EPUB_EXCLUDED_CSS)
+        if Path(getattr(css, "filename", str(css))).name in EPUB_CSS
     ]
     if "body" in context:
         context["body"] = _SVG_RE.sub("", context["body"])
 
 
 def setup(app: Sphinx) -> None:
-    """Register the EPUB transform and page hook."""
+    """Register the EPUB builder, theme, transforms and page hook."""
     app.add_config_value("studyguide_edition", "", "", types=frozenset({str}))  # not "env": one read serves both
     app.add_builder(TieredEpubBuilder, override=True)
+    app.add_html_theme(THEME, str(THEME_DIR))
     app.add_post_transform(UnfoldForEpub)
-    app.connect("builder-inited", exclude_css)
+    app.add_post_transform(LabelOutputs)
     app.connect("html-page-context", clean_page)
