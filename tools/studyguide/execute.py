@@ -14,7 +14,7 @@ from . import cells, notebook
 from .book import Book
 from .config import Config
 from .errors import ExecutionError
-from .kernel import PageRun, prepare_ipython_dir, run_page
+from .kernel import PageRun, prepare_ipython_dir, run_page, warm_font_cache
 from .schema import Question
 from .shard import Shard, partition
 
@@ -132,6 +132,7 @@ def execute(
                 report.removed.append(entry.path.name)
     if stale:
         ipython_dir = prepare_ipython_dir(cache_dir.resolve().parent / "ipython")
+        warm_font_cache()
         cores = os.cpu_count() or 1
         batch = [s for s in stale if not s.timing]
         jobs_list = [(s, False) for s in batch] + [(s, True) for s in stale if s.snippet]
