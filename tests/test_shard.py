@@ -13,7 +13,6 @@ import pytest
 from conftest import copy_project, studyguide
 from hypothesis import given
 from hypothesis import strategies as st
-
 from studyguide import archive, notebook
 from studyguide.book import load_book
 from studyguide.errors import ExecutionError

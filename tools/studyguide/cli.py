@@ -9,9 +9,9 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from . import archive, changes, generate, notebook, programs, scaffold, shard, status
 from . import build as build_mod
 from . import execute as execute_mod
-from . import archive, generate, notebook, programs, scaffold, shard, status
 from .book import Book, load_book
 from .config import Config, load_config
 from .errors import BuildError, StudyguideError
@@ -29,7 +29,8 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
 def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncReport:
     book_dir = root / config.book_dir
     front = tuple(d for d in generate.FRONT_DOCS if (book_dir / f"{d}.md").is_file())
-    return generate.sync(book_dir, generate.plan(book, config, front), check=check)
+    history = changes.read_history(root, config.book_dir, config.edition)
+    return generate.sync(book_dir, generate.plan(book, config, front, history), check=check)
 
 
 def cmd_check(args: argparse.Namespace, root: Path, config: Config) -> int:
