@@ -160,3 +160,20 @@ def test_three_shards_in_separate_processes_merge_to_the_single_run_store(tmp_pa
     assert _normalized(merged / "book/_executed") == _normalized(single / "book/_executed")
     assert all(isinstance(nb["metadata"]["studyguide"]["seconds"], float) for nb in map(json.loads, (p.read_text() for p in (merged / "book/_executed").glob("*.ipynb"))))
     studyguide(merged, "execute", "--frozen")  # nothing stale after the merge
+
+
+def test_shares_follow_the_seconds_recorded_in_the_stored_notebooks(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from studyguide import cli, execute
+
+    seconds = {"shape-demo": 2.0, "grad-demo": 5.0, "gpu-demo": 3.0}
+    store = mini / "book/_executed"
+    store.mkdir()
+    book = load_book(mini / "book")
+    for q in book.questions:
+        nb = notebook.read_page(mini / "book" / q.path)
+        (store / f"{q.id}.ipynb").write_text(notebook.to_store(nb, q.path, {"seconds": seconds[q.id]}), encoding="utf-8")
+    entries = notebook.read_store(store)
+    states = execute.survey(book, mini / "book", "book", entries)
+    assert [execute.share_of(states, entries, Shard(i, 2)) for i in (1, 2)] == [["grad-demo"], ["gpu-demo", "shape-demo"]]
+    assert cli.main(["--root", str(mini), "shards", "--force", "2"]) == 0
+    assert "N=2: pages per shard [1, 2], recorded seconds [5.0, 5.0], max/mean 1.000 by recorded time" in capsys.readouterr().out
