@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-
 from studyguide.cli import parser
 
 GITHUB = REPO / ".github"
