@@ -63,3 +63,14 @@ def test_built_deck_matches_the_book(built_minibook: Path, tmp_path: Path) -> No
     found = notes(built_minibook / "_build/minibook.apkg", tmp_path)
     assert sorted(f[0] for _, f, _ in found) == sorted(["转置之后为什么不连续？ <span class=\"tag\">高频</span>", "grad demo：图能反传两次吗？", "GPU 计时为什么要同步？"])
     assert (built_minibook / "_build/html/downloads/minibook.apkg").is_file()
+
+
+def test_the_deck_description_names_the_edition(tmp_path: Path) -> None:
+    import json
+
+    build_deck(book(), tmp_path / "d.apkg", "书", "book", "2026.12 版")
+    with zipfile.ZipFile(tmp_path / "d.apkg") as z:
+        z.extract("collection.anki2", tmp_path)
+    with sqlite3.connect(tmp_path / "collection.anki2") as db:
+        decks = json.loads(db.execute("select decks from col").fetchone()[0])
+    assert [d["desc"] for d in decks.values() if d["name"] == "书"] == ["书 · 2026.12 版"]

@@ -29,7 +29,7 @@ def test_plan_is_sorted_deterministic_and_marked() -> None:
     assert first == second
     assert list(first) == sorted(first) == [
         "1-basics/autograd/index.md", "1-basics/tensor/index.md", "3-advanced/precision/index.md",
-        "cheatsheets/autograd.md", "cheatsheets/index.md", "cheatsheets/precision.md", "cheatsheets/tensor.md",
+        "changes.md", "cheatsheets/autograd.md", "cheatsheets/index.md", "cheatsheets/precision.md", "cheatsheets/tensor.md",
         "environment.md", "index.md", "quickreview/advanced.md", "quickreview/basics.md", "quickreview/index.md",
         "selftest/advanced.md", "selftest/basics.md", "selftest/index.md", "topics/autograd.md", "topics/index.md", "topics/precision.md", "topics/tensor.md",
     ]

@@ -89,6 +89,20 @@ def test_epub_metadata_and_cover(built_minibook: Path) -> None:
     assert meta.get("cover-image") or meta.get("cover")
 
 
+def test_the_edition_is_on_the_cover_in_the_page_footers_and_in_the_epub_metadata(built_minibook: Path) -> None:
+    pages = pdf_text(built_minibook / "_build/minibook.pdf").split("\f")[:-1]  # pdftotext ends each page with a form feed
+    assert "0.1 版" in pages[0]  # the title page (the fixture has no git tag: the edition comes from its config)
+    assert all("0.1 版" in page for page in pages[1:])  # every page's footer (the title page has none)
+    meta = opf_metadata(built_minibook / "_build/minibook.epub")
+    assert meta["description"] == ["迷你测试书 · 0.1 版"] and "0.1" in meta["meta"]
+
+
+def test_the_changes_page_is_in_the_front_matter_of_every_format(built_minibook: Path) -> None:
+    assert "本版更新" in (built_minibook / "_build/html/changes.html").read_text(encoding="utf-8")
+    assert "本版更新" in pdf_text(built_minibook / "_build/minibook.pdf")
+    assert "changes.xhtml" in epub_files(built_minibook / "_build/minibook.epub")
+
+
 def test_epub_toc_groups_chapters_by_tier(built_minibook: Path) -> None:
     nav = epub_files(built_minibook / "_build/minibook.epub")["nav.xhtml"]
     top = re.findall(r"^        <li>\s*<a href=\"[^\"]+\">([^<]+)</a>", nav, re.M)

@@ -288,7 +288,7 @@ def build_deck(layout: Layout, book: Book) -> Path:
     """The Anki deck (.apkg), also copied to the site's downloads."""
     from .deck import build_deck as write_deck
 
-    write_deck(book, layout.deck, layout.config.title, layout.config.basename)
+    write_deck(book, layout.deck, layout.config.title, layout.config.basename, layout.config.edition_text)
     promote(layout.deck, layout.html / "downloads" / layout.deck.name)
     return layout.deck
 

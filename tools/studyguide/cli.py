@@ -1,4 +1,4 @@
-"""Command line: check, sync, execute, build, status, new, doctor. Only this module exits."""
+"""Command line: check, sync, execute, merge, shards, build, status, new, doctor. Only this module exits."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from . import archive, changes, generate, notebook, programs, scaffold, shard, status
 from . import build as build_mod
 from . import execute as execute_mod
-from . import generate, notebook, programs, scaffold, status
 from .book import Book, load_book
 from .config import Config, load_config
 from .errors import BuildError, StudyguideError
@@ -29,7 +29,8 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
 def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncReport:
     book_dir = root / config.book_dir
     front = tuple(d for d in generate.FRONT_DOCS if (book_dir / f"{d}.md").is_file())
-    return generate.sync(book_dir, generate.plan(book, config, front), check=check)
+    history = changes.read_history(root, config.book_dir, config.edition)
+    return generate.sync(book_dir, generate.plan(book, config, front, history), check=check)
 
 
 def cmd_check(args: argparse.Namespace, root: Path, config: Config) -> int:
@@ -59,16 +60,23 @@ def cmd_sync(args: argparse.Namespace, root: Path, config: Config) -> int:
 
 def _execute(args: argparse.Namespace, root: Path, config: Config, book: Book) -> execute_mod.ExecuteReport:
     layout = build_mod.Layout(root, config)
+    part = shard.parse_spec(args.shard) if getattr(args, "shard", None) else None
     report = execute_mod.execute(
         book, layout.book, layout.cache, prefix=config.book_dir, jobs=args.jobs or config.jobs,
-        timeout=config.cell_timeout, retries=config.retries, timing_threads=config.timing_threads, frozen=args.frozen, force=getattr(args, "force", False), prune=not getattr(args, "pages", None),
+        timeout=config.cell_timeout, retries=config.retries, timing_threads=config.timing_threads, frozen=args.frozen, force=getattr(args, "force", False),
+        prune=not getattr(args, "pages", None) and part is None, shard=part,
     )
     layout.build.mkdir(parents=True, exist_ok=True)
     (layout.build / "execute-report.json").write_text(json.dumps(asdict(report), ensure_ascii=False, indent=1) + "\n")
     for name in report.removed:
         print(f"execute: removed {config.book_dir}/{notebook.STORE_DIR}/{name} (its page no longer exists)")
     alone = f" ({len(report.timed_alone)} timing page(s) alone, {report.snippets_run} cheat-sheet cell(s) alone)" if report.executed else ""
-    print(f"execute: {len(report.executed)} page(s) executed{alone}, {report.pages - len(report.executed)} up to date, {report.imported} imported into the cache ({report.seconds:.1f} s)")
+    share = f" as shard {report.shard} ({len(report.share)} page(s) its share)" if report.shard else ""
+    print(f"execute: {len(report.executed)} page(s) executed{share}{alone}, {report.pages - len(report.executed)} up to date, {report.imported} imported into the cache ({report.seconds:.1f} s)")
+    if getattr(args, "archive", None):
+        ids = {f"{config.book_dir}/{q.path}": q.id for q in book.questions}
+        out = archive.pack(layout.book / notebook.STORE_DIR, [ids[p] for p in report.executed], args.archive, report.shard or "1/1")
+        print(f"execute: wrote {out} ({len(report.executed)} notebook(s)); import it with `studyguide merge {out.name}`")
     return report
 
 
@@ -78,6 +86,33 @@ def cmd_execute(args: argparse.Namespace, root: Path, config: Config) -> int:
     if not args.pages:
         _sync(root, config, book, check=False)
     _execute(args, root, config, book)
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Import shards' archives into book/_executed/; a conflict between archives imports nothing."""
+    book = _book(root, config)
+    report = archive.merge(book, root / config.book_dir, args.archives, prefix=config.book_dir)
+    print(f"merge: {len(report.written)} notebook(s) written, {len(report.unchanged)} unchanged, from {len(args.archives)} archive(s)")
+    return 0
+
+
+def cmd_shards(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Show how the stale pages (all pages with --force) split into N shards by recorded time."""
+    book = _book(root, config)
+    book_dir = root / config.book_dir
+    store = notebook.read_store(book_dir / notebook.STORE_DIR)
+    pages = [s for s in execute_mod.survey(book, book_dir, config.book_dir, store) if args.force or not s.fresh]
+    costs = {s.question.id: execute_mod.recorded_seconds(store, s.question.id) for s in pages}
+    timed = sum(c is not None for c in costs.values())
+    for count in args.counts:
+        parts = shard.partition(costs, count)
+        loads = shard.loads(parts, costs)
+        sizes = [len(p) for p in parts]
+        by_time = f"max/mean {shard.imbalance(loads):.3f} by recorded time, " if timed else ""
+        print(f"N={count}: pages per shard {sizes}, recorded seconds {[round(x, 1) for x in loads]}, "
+              f"{by_time}max/mean {shard.imbalance([float(n) for n in sizes]):.3f} by page count")
+    print(f"{len(pages)} page(s), {timed} with a recorded execution time")
     return 0
 
 
@@ -144,10 +179,17 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--frozen", action="store_true", help="execute nothing; fail if any page's stored outputs are stale")
         if name == "execute":
             s.add_argument("--force", action="store_true", help="execute every page, not only stale ones")
+            s.add_argument("--shard", metavar="I/N", help="run only shard I of N of the stale pages, balanced by recorded time")
+            s.add_argument("--archive", type=Path, help="also write the notebooks this run executed to a tar, for `studyguide merge`")
             s.add_argument("pages", nargs="*", help="execute only these question pages (paths from the project root)")
         else:
             s.add_argument("formats", nargs="*", help="formats to build: sheets, deck, html, epub, pdf, ereader, or all (default: all but ereader)")
             s.add_argument("--sphinx-jobs", type=int, default=1, help="parallel Sphinx readers")
+    s = sub.add_parser("merge", help=cmd_merge.__doc__)
+    s.add_argument("archives", nargs="+", type=Path, help="archives written by `studyguide execute --archive`")
+    s = sub.add_parser("shards", help=cmd_shards.__doc__)
+    s.add_argument("counts", nargs="+", type=int, help="shard counts to show, e.g. 2 4 8")
+    s.add_argument("--force", action="store_true", help="split every page, not only the stale ones")
     s = sub.add_parser("status", help=cmd_status.__doc__)
     s.add_argument("--strict", action="store_true", help="fail if a page that needs a GPU has no GPU outputs")
     s = sub.add_parser("new", help=cmd_new.__doc__)
@@ -159,7 +201,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-COMMANDS = {"check": cmd_check, "sync": cmd_sync, "execute": cmd_execute, "build": cmd_build,
+COMMANDS = {"check": cmd_check, "sync": cmd_sync, "execute": cmd_execute, "merge": cmd_merge, "shards": cmd_shards, "build": cmd_build,
             "status": cmd_status, "new": cmd_new, "doctor": cmd_doctor}
 
 

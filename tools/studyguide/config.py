@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import edition as edition_mod
 from .errors import ConfigError, did_you_mean
 
 CONFIG_FILE = "pyproject.toml"
@@ -50,7 +51,7 @@ class Config:
     title: str = _opt("学习指南", "book title on the cover, the site and the metadata", _text)
     author: str = _opt("编写组", "author shown in the PDF and the EPUB", _text)
     description: str = _opt("每个答案都由真实运行的代码支撑。", "one-line lead on the home page", _text)
-    edition: str = _opt("0.1", "edition (version) printed on the title page and in the metadata", _text)
+    edition: str = _opt("0.1", "edition printed on the cover, the page footers, the metadata and the deck; a release tag on HEAD (v2026.12) overrides it", _text)
     basename: str = _opt("book", "stem of the PDF and EPUB file names in the build folder", _stem)
     book_dir: str = _opt("book", "folder of the MyST sources, relative to the project root", _relpath)
     build_dir: str = _opt("_build", "folder of all build outputs and caches", _relpath)
@@ -82,12 +83,14 @@ def parse_config(table: dict[str, Any], where: str = f"{CONFIG_FILE} [{TABLE}]")
 
 
 def load_config(root: Path) -> Config:
-    """Read ``root/pyproject.toml``; a project without the table gets the defaults."""
+    """Read ``root/pyproject.toml`` (defaults without the table); a release tag on HEAD sets the edition."""
     path = root / CONFIG_FILE
-    if not path.is_file():
-        return Config()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    return parse_config(data.get("tool", {}).get("studyguide", {}), f"{path.name} [{TABLE}]")
+    config = Config()
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        config = parse_config(data.get("tool", {}).get("studyguide", {}), f"{path.name} [{TABLE}]")
+    tagged = edition_mod.tagged(root)
+    return dataclasses.replace(config, edition=tagged) if tagged else config

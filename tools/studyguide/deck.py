@@ -52,8 +52,8 @@ def fields(question: Question) -> list[str]:
     return [title, markdown_html(question.prompt), html.escape(question.answer), code]
 
 
-def build_deck(book: Book, out: Path, title: str, basename: str) -> Path:
-    """Write ``out`` (an .apkg): one note per question, in book order."""
+def build_deck(book: Book, out: Path, title: str, basename: str, edition: str = "") -> Path:
+    """Write ``out`` (an .apkg): one note per question, in book order; the deck's description names the edition."""
     import genanki
 
     model = genanki.Model(
@@ -66,7 +66,7 @@ def build_deck(book: Book, out: Path, title: str, basename: str) -> Path:
         }],
         css=CSS,
     )
-    deck = genanki.Deck(_stable_id(f"{basename}:deck"), title)
+    deck = genanki.Deck(_stable_id(f"{basename}:deck"), title, description=f"{title} · {edition}" if edition else "")
     for q in book.questions:
         deck.add_note(genanki.Note(model=model, fields=fields(q), tags=tags(q), guid=guid(q)))
     out.parent.mkdir(parents=True, exist_ok=True)

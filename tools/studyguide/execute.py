@@ -14,8 +14,9 @@ from . import cells, notebook
 from .book import Book
 from .config import Config
 from .errors import ExecutionError
-from .kernel import PageRun, prepare_ipython_dir, run_page
+from .kernel import PageRun, prepare_ipython_dir, run_page, warm_font_cache
 from .schema import Question
+from .shard import Shard, partition
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class ExecuteReport:
     removed: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    shard: str = ""  # "I/N" when only a shard's share of the stale pages ran
+    share: list[str] = field(default_factory=list)  # ids of that share
 
 
 def survey(book: Book, book_dir: Path, prefix: str, store: dict[str, notebook.StoreEntry]) -> list[PageState]:
@@ -58,6 +61,19 @@ def survey(book: Book, book_dir: Path, prefix: str, store: dict[str, notebook.St
         snippet = any(cells.CHEATSHEET_TAG in c.metadata.get("tags", ()) for c in code)
         states.append(PageState(q, path, f"{prefix}/{q.path}", key, entry is not None and entry.key == key, timing, snippet))
     return states
+
+
+def recorded_seconds(store: dict[str, notebook.StoreEntry], question_id: str) -> float | None:
+    """Seconds the page's last execution took, as kept with its stored outputs; None when not recorded."""
+    entry = store.get(question_id)
+    seconds = entry.provenance.get("seconds") if entry else None
+    return float(seconds) if isinstance(seconds, int | float) else None
+
+
+def share_of(pages: list[PageState], store: dict[str, notebook.StoreEntry], shard: Shard) -> list[str]:
+    """Ids of the pages that ``shard`` runs: its part of a partition balanced by recorded time."""
+    costs = {s.question.id: recorded_seconds(store, s.question.id) for s in pages}
+    return partition(costs, shard.count)[shard.index - 1]
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -79,6 +95,7 @@ def execute(
     frozen: bool = False,
     force: bool = False,
     prune: bool = True,
+    shard: Shard | None = None,
     progress: Callable[[str], None] = lambda line: print(line, flush=True),
 ) -> ExecuteReport:
     """Import the store into the cache, run stale pages (all with ``force``), export their outputs.
@@ -87,6 +104,7 @@ def execute(
     Pages that time code run one at a time after the parallel batch, with ``timing_threads`` threads
     (0: one per core); every cheat-sheet cell also runs alone in a fresh kernel, in the parallel batch.
     With ``prune`` stored outputs of pages that no longer exist are deleted (only for a whole book).
+    With ``shard`` only that shard's share of the stale pages runs (see ``shard.partition``).
     """
     start = time.monotonic()
     report = ExecuteReport()
@@ -95,6 +113,10 @@ def execute(
     states = survey(book, book_dir, prefix, store)
     report.pages = len(states)
     stale = [s for s in states if force or not s.fresh]
+    if shard is not None:
+        report.shard = str(shard)
+        report.share = share_of(stale, store, shard)
+        stale = [s for s in stale if s.question.id in report.share]
     if frozen and stale:
         lines = [f"{s.shown}: outputs are stale (code changed since execution; run `make execute` and commit {prefix}/{notebook.STORE_DIR}/)" for s in stale]
         raise ExecutionError("\n".join(lines))
@@ -110,6 +132,7 @@ def execute(
                 report.removed.append(entry.path.name)
     if stale:
         ipython_dir = prepare_ipython_dir(cache_dir.resolve().parent / "ipython")
+        warm_font_cache()
         cores = os.cpu_count() or 1
         batch = [s for s in stale if not s.timing]
         jobs_list = [(s, False) for s in batch] + [(s, True) for s in stale if s.snippet]
@@ -146,7 +169,7 @@ def _record(state: PageState, run: PageRun, store_dir: Path, cache: object, repo
         report.failed.append(run.error)
         progress(f"{counter} FAILED {state.shown}")
         return
-    text = notebook.to_store(run.nb, state.shown, run.provenance)
+    text = notebook.to_store(run.nb, state.shown, {**run.provenance, "seconds": run.seconds})
     path = store_dir / f"{state.question.id}.ipynb"
     _write_if_changed(path, text)
     notebook.import_entry(cache, notebook.StoreEntry(path, text, state.key))

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import indexes, sheets
+from . import changes, indexes, sheets
 from .book import GENERATED_MARK, Book, is_generated
 from .config import Config
 from .schema import TIERS, Question, Tier, Topic
@@ -29,7 +29,7 @@ def chapter_label(tier: Tier, topic: Topic) -> str:
 def render_root(book: Book, config: Config, front: tuple[str, ...]) -> str:
     """The home page: title, lead, and one toctree for the front pages and one per tier."""
     out = [HEADER, f"# {config.title}\n", "```{only} html", config.description, "```\n"]
-    front_entries = [*front, ENVIRONMENT_DOC]
+    front_entries = [*front, ENVIRONMENT_DOC, changes.CHANGES_DOC]
     out += ["(front-matter)=", "```{toctree}", ":maxdepth: 1", ":caption: 开始之前", "", *front_entries, "```\n"]
     for i, tier in enumerate(TIERS):
         chapters = book.chapters(tier.id)
@@ -133,9 +133,10 @@ def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]]) 
     return "\n".join(out)
 
 
-def plan(book: Book, config: Config, front: tuple[str, ...] = ()) -> dict[str, str]:
-    """Every generated file, keyed by its POSIX path in the book folder, sorted."""
-    files = {"index.md": render_root(book, config, front), f"{ENVIRONMENT_DOC}.md": render_environment()}
+def plan(book: Book, config: Config, front: tuple[str, ...] = (), history: changes.History | None = None) -> dict[str, str]:
+    """Every generated file, keyed by its POSIX path in the book folder, sorted; ``history`` feeds 本版更新."""
+    files = {"index.md": render_root(book, config, front), f"{ENVIRONMENT_DOC}.md": render_environment(),
+             f"{changes.CHANGES_DOC}.md": changes.render(book, history or changes.History(), config.edition, HEADER)}
     for tier in TIERS:
         for i, (topic, questions) in enumerate(book.chapters(tier.id)):
             files[f"{tier.folder}/{topic.id}/index.md"] = render_chapter(tier, topic, questions, i == 0)

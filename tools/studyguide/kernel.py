@@ -76,6 +76,15 @@ def prepare_ipython_dir(path: Path) -> Path:
     return path
 
 
+def warm_font_cache() -> None:
+    """Build matplotlib's font cache before any kernel starts: on a fresh machine the first page that
+    plots would otherwise store "Matplotlib is building the font cache" among its outputs."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], capture_output=True, check=False)
+
+
 def _first_line(text: object) -> str:
     lines = [s for s in str(text).strip().splitlines() if s.strip()]
     return lines[0].strip() if lines else ""

@@ -12,6 +12,7 @@ from sphinx.errors import ExtensionError
 from .. import __version__
 from ..book import load_book
 from ..config import load_config
+from ..edition import latex_footer
 from ..errors import StudyguideError
 from ..generate import QUICK_DIR, SELFTEST_DIR
 from . import environment, epub, ereader, fresh, mathcache, pages, quickreview, search, selftest
@@ -52,6 +53,8 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
     config.epub_uid = config.epub_identifier = f"studyguide-{sg.basename}"  # an XML name: epubcheck RSC-005
     config.version = config.release = sg.edition
     config.today = sg.edition_text
+    config.epub_description = f"{sg.title} · {sg.edition_text}"
+    config.latex_elements = {**config.latex_elements, "preamble": config.latex_elements.get("preamble", "") + latex_footer(sg.edition_text)}
     config.epub_language = "zh-CN"
     config.epub_cover = ("_static/cover.png", "")
     config.nb_execution_cache_path = str(root / sg.build_dir / ".jupyter_cache")
