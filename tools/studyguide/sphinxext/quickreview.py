@@ -7,7 +7,6 @@ entry in this edition; the PDF also prints the page of the question in the full 
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from docutils import nodes
@@ -60,7 +59,7 @@ def _body(section: nodes.section | None) -> list[nodes.Node]:
 
 def _clean(node: nodes.Node, question_ids: set[str]) -> nodes.Node:
     """A copy without ids (they stay unique), whose links to questions point into this edition."""
-    node = copy.deepcopy(node)
+    node = node.deepcopy()  # docutils' copy: copy.deepcopy would follow .parent and copy the whole page
     for entry in list(node.findall(addnodes.index)) if isinstance(node, nodes.Element) else []:
         entry.parent.remove(entry)  # the book's index points into the full book
     for sub in [node, *node.findall(nodes.Element)] if isinstance(node, nodes.Element) else []:
