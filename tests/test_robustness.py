@@ -65,7 +65,7 @@ def test_missing_tex_and_fonts_name_the_install_command(built_minibook: Path, tm
 
 def test_doctor_reports_everything_present() -> None:
     proc = studyguide(REPO, "doctor")
-    assert proc.stdout.splitlines() == ["ok: PDF", "ok: EPUB check", "ok: PDF checks"]
+    assert proc.stdout.splitlines() == ["ok: PDF", "ok: EPUB check", "ok: PDF checks", "ok: e-reader checks"]
 
 
 def test_two_builds_from_the_same_sources_give_the_same_text(built_minibook: Path, tmp_path: Path) -> None:
