@@ -123,16 +123,21 @@ def _end(payload: str) -> dict[str, Any]:
     return json.loads(typst.query(str(TEMPLATE), "<sheet-end>", field="value", one=True, font_paths=_font_paths(), sys_inputs={"data": payload}))
 
 
+def _columns(found: dict[str, Any]) -> float:
+    """How many columns the content fills, from the end marker."""
+    return (found["page"] - 1) * found["columns"] + found["column"] + found["fraction"]
+
+
 def fill(payload: dict[str, Any]) -> float:
     """How much of one page the sheet fills (0–1; above 1 it overflows), measured in columns."""
     found = _end(json.dumps(payload, ensure_ascii=False, sort_keys=True))
-    return ((found["page"] - 1) * found["columns"] + found["column"] + found["fraction"]) / found["columns"]
+    return _columns(found) / found["columns"]
 
 
 def _overflow(sheet: Sheet, payload: str) -> str:
     """How far the content runs past page 1, in columns, measured at the end marker Typst placed."""
     found = _end(payload)
-    columns = (found["page"] - 1) * found["columns"] + found["column"] + found["fraction"]
+    columns = _columns(found)
     longest = sorted(sheet.questions, key=lambda q: -(len(q.answer) + len(q.snippet)))[:3]
     names = ", ".join(f"{q.id} ({len(q.answer) + len(q.snippet)} chars)" for q in longest)
     return (f"cheat sheet '{sheet.name}' ({sheet.title}) overflows its page by {columns - found['columns']:.1f} columns "

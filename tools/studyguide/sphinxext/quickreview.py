@@ -17,6 +17,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..generate import quick_label
 from ..page import SECTION_IDS, SHORT_SECTION
+from ..schema import TIER_BY_ID
 
 PITFALLS = "易错点"
 CHEATSHEET_CLASS = "tag_cheatsheet"
@@ -105,8 +106,6 @@ class FillQuick(SphinxPostTransform):
 
     def _where(self, question: Any, labels: dict[str, str]) -> nodes.Node:
         """Where the question is in the full book: a page number in the PDF, its chapter elsewhere."""
-        from ..schema import TIER_BY_ID
-
         where = f"{TIER_BY_ID[question.tier].label} · {labels[question.chapter]}"
         if self.app.builder.format == "latex":
             label = f"{question.docname}:{question.id}"
