@@ -12,6 +12,7 @@ from .config import Config
 from .schema import TIERS, Question, Tier, Topic
 
 HEADER = f"% {GENERATED_MARK} from the question front matter — do not edit; run `make sync`\n"
+CHANGES_HEADER = f"% {GENERATED_MARK} from the git history of the question pages — do not edit; run `make sync`\n"
 FRONT_DOCS = ("preface",)  # hand-written pages listed before the tiers, when present
 ENVIRONMENT_DOC = "environment"
 
@@ -136,7 +137,7 @@ def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]]) 
 def plan(book: Book, config: Config, front: tuple[str, ...] = (), history: changes.History | None = None) -> dict[str, str]:
     """Every generated file, keyed by its POSIX path in the book folder, sorted; ``history`` feeds 本版更新."""
     files = {"index.md": render_root(book, config, front), f"{ENVIRONMENT_DOC}.md": render_environment(),
-             f"{changes.CHANGES_DOC}.md": changes.render(book, history or changes.History(), config.edition, HEADER)}
+             f"{changes.CHANGES_DOC}.md": changes.render(book, history or changes.History(), config.edition, CHANGES_HEADER)}
     for tier in TIERS:
         for i, (topic, questions) in enumerate(book.chapters(tier.id)):
             files[f"{tier.folder}/{topic.id}/index.md"] = render_chapter(tier, topic, questions, i == 0)
