@@ -177,3 +177,29 @@ def test_shares_follow_the_seconds_recorded_in_the_stored_notebooks(mini: Path, 
     assert [execute.share_of(states, entries, Shard(i, 2)) for i in (1, 2)] == [["grad-demo"], ["gpu-demo", "shape-demo"]]
     assert cli.main(["--root", str(mini), "shards", "--force", "2"]) == 0
     assert "N=2: pages per shard [1, 2], recorded seconds [5.0, 5.0], max/mean 1.000 by recorded time" in capsys.readouterr().out
+
+
+def test_parallel_pages_count_seconds_over_shard_jobs_timing_pages_in_full(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dataclasses import replace
+
+    from studyguide import cli, execute
+
+    seconds = {"shape-demo": 4.0, "grad-demo": 5.0, "gpu-demo": 3.0}
+    store = mini / "book/_executed"
+    store.mkdir()
+    book = load_book(mini / "book")
+    for q in book.questions:
+        nb = notebook.read_page(mini / "book" / q.path)
+        (store / f"{q.id}.ipynb").write_text(notebook.to_store(nb, q.path, {"seconds": seconds[q.id]}), encoding="utf-8")
+    entries = notebook.read_store(store)
+    states = [replace(s, timing=s.question.id == "shape-demo") for s in execute.survey(book, mini / "book", "book", entries)]
+    assert execute.shard_costs(states, entries) == seconds
+    assert execute.shard_costs(states, entries, 2) == {"shape-demo": 4.0, "grad-demo": 2.5, "gpu-demo": 1.5}
+    # in full: 5 | 4 + 3; with two pages at once the timing page (run alone) balances the other two
+    assert [execute.share_of(states, entries, Shard(i, 2)) for i in (1, 2)] == [["grad-demo"], ["gpu-demo", "shape-demo"]]
+    assert [execute.share_of(states, entries, Shard(i, 2), 2) for i in (1, 2)] == [["shape-demo"], ["gpu-demo", "grad-demo"]]
+    with (mini / "pyproject.toml").open("a", encoding="utf-8") as f:
+        f.write("shard_jobs = 2\n")
+    assert cli.main(["--root", str(mini), "shards", "--force", "2"]) == 0
+    # no mini page times code, so on disk every page counts half: 5/2 | 4/2 + 3/2
+    assert "seconds (parallel pages ÷ shard_jobs = 2) [2.5, 3.5]" in capsys.readouterr().out

@@ -61,10 +61,11 @@ def cmd_sync(args: argparse.Namespace, root: Path, config: Config) -> int:
 def _execute(args: argparse.Namespace, root: Path, config: Config, book: Book) -> execute_mod.ExecuteReport:
     layout = build_mod.Layout(root, config)
     part = shard.parse_spec(args.shard) if getattr(args, "shard", None) else None
+    jobs = args.jobs or (config.shard_jobs if part is not None else 0) or config.jobs
     report = execute_mod.execute(
-        book, layout.book, layout.cache, prefix=config.book_dir, jobs=args.jobs or config.jobs,
+        book, layout.book, layout.cache, prefix=config.book_dir, jobs=jobs,
         timeout=config.cell_timeout, retries=config.retries, timing_threads=config.timing_threads, frozen=args.frozen, force=getattr(args, "force", False),
-        prune=not getattr(args, "pages", None) and part is None, shard=part,
+        prune=not getattr(args, "pages", None) and part is None, shard=part, shard_jobs=config.shard_jobs,
     )
     layout.build.mkdir(parents=True, exist_ok=True)
     (layout.build / "execute-report.json").write_text(json.dumps(asdict(report), ensure_ascii=False, indent=1) + "\n")
@@ -103,14 +104,15 @@ def cmd_shards(args: argparse.Namespace, root: Path, config: Config) -> int:
     book_dir = root / config.book_dir
     store = notebook.read_store(book_dir / notebook.STORE_DIR)
     pages = [s for s in execute_mod.survey(book, book_dir, config.book_dir, store) if args.force or not s.fresh]
-    costs = {s.question.id: execute_mod.recorded_seconds(store, s.question.id) for s in pages}
+    costs = execute_mod.shard_costs(pages, store, config.shard_jobs)
     timed = sum(c is not None for c in costs.values())
+    unit = f"seconds (parallel pages ÷ shard_jobs = {config.shard_jobs})" if config.shard_jobs else "recorded seconds"
     for count in args.counts:
         parts = shard.partition(costs, count)
         loads = shard.loads(parts, costs)
         sizes = [len(p) for p in parts]
         by_time = f"max/mean {shard.imbalance(loads):.3f} by recorded time, " if timed else ""
-        print(f"N={count}: pages per shard {sizes}, recorded seconds {[round(x, 1) for x in loads]}, "
+        print(f"N={count}: pages per shard {sizes}, {unit} {[round(x, 1) for x in loads]}, "
               f"{by_time}max/mean {shard.imbalance([float(n) for n in sizes]):.3f} by page count")
     print(f"{len(pages)} page(s), {timed} with a recorded execution time")
     return 0

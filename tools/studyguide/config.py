@@ -56,6 +56,7 @@ class Config:
     book_dir: str = _opt("book", "folder of the MyST sources, relative to the project root", _relpath)
     build_dir: str = _opt("_build", "folder of all build outputs and caches", _relpath)
     jobs: int = _opt(0, "pages executed in parallel; 0 means one per CPU core", _count(0))
+    shard_jobs: int = _opt(0, "pages a shard run executes in parallel; shards are balanced on it (a parallel page counts its recorded seconds ÷ shard_jobs, a timing page in full), so keep it the same on every runner; 0: use jobs and count every page in full", _count(0))
     cell_timeout: int = _opt(600, "seconds one cell may run before the page fails", _count(1))
     timing_threads: int = _opt(0, "threads of a page that times code (it runs alone); 0 means one per CPU core", _count(0))
     retries: int = _opt(2, "restarts of a page whose kernel failed to start or died", _count(0))

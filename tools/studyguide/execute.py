@@ -70,10 +70,18 @@ def recorded_seconds(store: dict[str, notebook.StoreEntry], question_id: str) ->
     return float(seconds) if isinstance(seconds, int | float) else None
 
 
-def share_of(pages: list[PageState], store: dict[str, notebook.StoreEntry], shard: Shard) -> list[str]:
+def shard_costs(pages: list[PageState], store: dict[str, notebook.StoreEntry], parallel: int = 0) -> dict[str, float | None]:
+    """Each page's share of a shard's wall time: recorded seconds, ÷ ``parallel`` for pages of the parallel batch."""
+    costs = {}
+    for s in pages:
+        seconds = recorded_seconds(store, s.question.id)
+        costs[s.question.id] = seconds / parallel if seconds is not None and parallel and not s.timing else seconds
+    return costs
+
+
+def share_of(pages: list[PageState], store: dict[str, notebook.StoreEntry], shard: Shard, parallel: int = 0) -> list[str]:
     """Ids of the pages that ``shard`` runs: its part of a partition balanced by recorded time."""
-    costs = {s.question.id: recorded_seconds(store, s.question.id) for s in pages}
-    return partition(costs, shard.count)[shard.index - 1]
+    return partition(shard_costs(pages, store, parallel), shard.count)[shard.index - 1]
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -96,6 +104,7 @@ def execute(
     force: bool = False,
     prune: bool = True,
     shard: Shard | None = None,
+    shard_jobs: int = 0,
     progress: Callable[[str], None] = lambda line: print(line, flush=True),
 ) -> ExecuteReport:
     """Import the store into the cache, run stale pages (all with ``force``), export their outputs.
@@ -104,7 +113,8 @@ def execute(
     Pages that time code run one at a time after the parallel batch, with ``timing_threads`` threads
     (0: one per core); every cheat-sheet cell also runs alone in a fresh kernel, in the parallel batch.
     With ``prune`` stored outputs of pages that no longer exist are deleted (only for a whole book).
-    With ``shard`` only that shard's share of the stale pages runs (see ``shard.partition``).
+    With ``shard`` only that shard's share of the stale pages runs (see ``shard.partition``), balanced on
+    ``shard_jobs`` pages at once (see ``shard_costs``).
     """
     start = time.monotonic()
     report = ExecuteReport()
@@ -115,7 +125,7 @@ def execute(
     stale = [s for s in states if force or not s.fresh]
     if shard is not None:
         report.shard = str(shard)
-        report.share = share_of(stale, store, shard)
+        report.share = share_of(stale, store, shard, shard_jobs)
         stale = [s for s in stale if s.question.id in report.share]
     if frozen and stale:
         lines = [f"{s.shown}: outputs are stale (code changed since execution; run `make execute` and commit {prefix}/{notebook.STORE_DIR}/)" for s in stale]
