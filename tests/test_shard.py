@@ -162,18 +162,22 @@ def test_three_shards_in_separate_processes_merge_to_the_single_run_store(tmp_pa
     studyguide(merged, "execute", "--frozen")  # nothing stale after the merge
 
 
+def _store_seconds(mini: Path, seconds: dict[str, float]) -> dict[str, notebook.StoreEntry]:
+    """Store every mini page's notebook with the given recorded seconds; return the store as read back."""
+    store = mini / "book/_executed"
+    store.mkdir()
+    for q in load_book(mini / "book").questions:
+        nb = notebook.read_page(mini / "book" / q.path)
+        (store / f"{q.id}.ipynb").write_text(notebook.to_store(nb, q.path, {"seconds": seconds[q.id]}), encoding="utf-8")
+    return notebook.read_store(store)
+
+
 def test_shares_follow_the_seconds_recorded_in_the_stored_notebooks(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from studyguide import cli, execute
 
     seconds = {"shape-demo": 2.0, "grad-demo": 5.0, "gpu-demo": 3.0}
-    store = mini / "book/_executed"
-    store.mkdir()
-    book = load_book(mini / "book")
-    for q in book.questions:
-        nb = notebook.read_page(mini / "book" / q.path)
-        (store / f"{q.id}.ipynb").write_text(notebook.to_store(nb, q.path, {"seconds": seconds[q.id]}), encoding="utf-8")
-    entries = notebook.read_store(store)
-    states = execute.survey(book, mini / "book", "book", entries)
+    entries = _store_seconds(mini, seconds)
+    states = execute.survey(load_book(mini / "book"), mini / "book", "book", entries)
     assert [execute.share_of(states, entries, Shard(i, 2)) for i in (1, 2)] == [["grad-demo"], ["gpu-demo", "shape-demo"]]
     assert cli.main(["--root", str(mini), "shards", "--force", "2"]) == 0
     assert "N=2: pages per shard [1, 2], recorded seconds [5.0, 5.0], max/mean 1.000 by recorded time" in capsys.readouterr().out
@@ -185,14 +189,8 @@ def test_parallel_pages_count_seconds_over_shard_jobs_timing_pages_in_full(mini:
     from studyguide import cli, execute
 
     seconds = {"shape-demo": 4.0, "grad-demo": 5.0, "gpu-demo": 3.0}
-    store = mini / "book/_executed"
-    store.mkdir()
-    book = load_book(mini / "book")
-    for q in book.questions:
-        nb = notebook.read_page(mini / "book" / q.path)
-        (store / f"{q.id}.ipynb").write_text(notebook.to_store(nb, q.path, {"seconds": seconds[q.id]}), encoding="utf-8")
-    entries = notebook.read_store(store)
-    states = [replace(s, timing=s.question.id == "shape-demo") for s in execute.survey(book, mini / "book", "book", entries)]
+    entries = _store_seconds(mini, seconds)
+    states = [replace(s, timing=s.question.id == "shape-demo") for s in execute.survey(load_book(mini / "book"), mini / "book", "book", entries)]
     assert execute.shard_costs(states, entries) == seconds
     assert execute.shard_costs(states, entries, 2) == {"shape-demo": 4.0, "grad-demo": 2.5, "gpu-demo": 1.5}
     # in full: 5 | 4 + 3; with two pages at once the timing page (run alone) balances the other two
