@@ -25,7 +25,7 @@ BODY = """
 
 ## 先给结论
 
-- 结论。
+- 结论。{{proof}}`sum`
 
 ## 详解
 
@@ -34,13 +34,15 @@ BODY = """
 
 ```{{code-cell}} python
 :tags: [cheatsheet]
-x = 1 + 1
+:label: sum
+import math
+x = math.fsum([1, 1])
 assert x == 2
 ```
 
 ## 易错点
 
-- 错误说法。
+- 错误说法。{{proof}}`sum`
 
 ## 追问
 

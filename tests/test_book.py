@@ -62,7 +62,7 @@ def test_page_must_be_a_notebook_with_python3_kernel() -> None:
 
 
 @pytest.mark.parametrize("edit, expected", [
-    (lambda b: b.replace("## 易错点\n\n- 错误说法。\n\n", ""), "sections: missing section(s) '## 易错点'"),
+    (lambda b: b.replace("## 易错点\n\n- 错误说法。{{proof}}`sum`\n\n", ""), "sections: missing section(s) '## 易错点'"),
     (lambda b: b.replace("## 考点", "## 重点"), "sections: missing section(s) '## 考点'"),
     (lambda b: b.replace("## 题目\n\n问法。\n\n## 考点\n\n为什么问。", "## 考点\n\n为什么问。\n\n## 题目\n\n问法。"), "sections: sections are out of order"),
     (lambda b: b.replace("```{{code-cell}} python", "```python"), "详解: no executed code cell"),
@@ -85,7 +85,7 @@ def test_math_must_be_ascii_for_latex() -> None:
 
 
 def test_code_fences_hide_headings() -> None:
-    body = BODY.replace("x = 1 + 1", "x = 1 + 1\n# 这是注释，不是标题")
+    body = BODY.replace("x = math.fsum([1, 1])", "x = math.fsum([1, 1])\n# 这是注释，不是标题")
     book = parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q.md": page(body=body.format(ref="q1"))})
     assert book.questions[0].title == "标题"
 

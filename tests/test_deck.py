@@ -38,7 +38,7 @@ def test_deck_has_one_note_per_question_with_fields_and_tags(tmp_path: Path) -> 
     _, (title, prompt, answer, code), tags = found[0]
     assert title.startswith("标题") and "高频" in title
     assert prompt == "<p>问法。</p>" and answer == "一句话的答案。"
-    assert code == "<pre><code>x = 1 + 1\nassert x == 2</code></pre>"  # the cheat-sheet cell
+    assert code == "<pre><code>import math\nx = math.fsum([1, 1])\nassert x == 2</code></pre>"  # the cheat-sheet cell
     assert tags == {"tier::basics", "层级::入门", "topic::tensor", "topic::autograd", "高频"}
     assert found[1][2] == {"tier::intermediate", "层级::中级", "topic::tensor"}
 

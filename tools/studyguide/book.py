@@ -113,7 +113,14 @@ def _locate(rel: str, topics: Mapping[str, Topic], where: str) -> tuple[str | No
     return tier, (parts[1] if parts[1] in topics else None), problems
 
 
-def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str) -> tuple[Question | None, list[Problem]]:
+@dataclass(frozen=True)
+class Rules:
+    """The book's own page rules (from its config)."""
+
+    require_proofs: bool = True  # every bullet of 先给结论 and 易错点 cites a labelled cell that asserts
+
+
+def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str, rules: Rules = Rules()) -> tuple[Question | None, list[Problem]]:
     """Parse and check one question page."""
     where = f"{prefix}/{rel}"
     tier, chapter, problems = _locate(rel, topics, where)
@@ -125,8 +132,7 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
     kernel = fm.data.get("kernelspec")
     if not isinstance(kernel, dict) or kernel.get("name") != "python3":
         problems.append(Problem(where, fm.line("kernelspec"), "kernelspec", "kernelspec.name must be python3", "copy the kernelspec block from CONTRIBUTING.md"))
-    body = text.splitlines()[fm.body_line - 1 :]
-    outline = page.scan("\n".join(body), fm.body_line)
+    outline = page.parse(text)
     try:
         code = cells.read(text, where)
     except ValueError as exc:
@@ -135,6 +141,9 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
     problems += page.check(outline, where, fm.body_line, [c.line for c in code])
     title_line = next((n for n, level, _ in outline.headings if level == 1), fm.body_line)
     problems += cells.check(code, where, title_line)
+    problems += cells.check_labels(code, where)
+    if rules.require_proofs and code:  # a page without cells gets the page-shape error instead
+        problems += page.check_proofs(outline, where, {c.label: (c.line, cells.asserts(c)) for c in code if c.label})
     ctx = schema.Context(topics, tier, chapter)
     question, meta_problems = schema.validate(fm, where, ctx, outline.title)
     if question is not None:
@@ -144,7 +153,7 @@ def parse_question(rel: str, text: str, topics: Mapping[str, Topic], prefix: str
     return question, problems + meta_problems
 
 
-def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collection[str] | None = None) -> Book:
+def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collection[str] | None = None, rules: Rules = Rules()) -> Book:
     """Parse all sources into a ``Book``; raise ``BookError`` listing every problem at once.
 
     With ``only`` (paths in the book), the book holds just those pages and only their problems count:
@@ -159,7 +168,7 @@ def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collectio
     for rel in sorted(sources):
         if rel == TOPICS_FILE or is_generated(sources[rel]):
             continue
-        question, found = parse_question(rel, sources[rel], topics, prefix)
+        question, found = parse_question(rel, sources[rel], topics, prefix, rules)
         problems += found
         if question is None:
             continue
@@ -179,11 +188,11 @@ def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collectio
     return Book(tuple(topic_list), tuple(questions))
 
 
-def load_book(book_dir: Path, prefix: str = "book", only: Collection[str] | None = None) -> Book:
+def load_book(book_dir: Path, prefix: str = "book", only: Collection[str] | None = None, rules: Rules = Rules()) -> Book:
     """Read and parse the book in ``book_dir`` (only the pages in ``only``, when given)."""
     sources = read_sources(book_dir, prefix)
     if only is not None:
         unknown = sorted(set(only) - set(sources))
         if unknown:
             raise BookError([Problem(f"{prefix}/{rel}", 1, "path", "no such question page", "give paths like book/1-basics/tensor/x.md") for rel in unknown])
-    return parse_book(sources, prefix, only)
+    return parse_book(sources, prefix, only, rules)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import builtins
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +13,8 @@ from .errors import Problem
 CHEATSHEET_TAG = "cheatsheet"  # a code cell with this tag is the page's snippet on the cheat sheets
 SNIPPET_MAX_LINES = 8
 SNIPPET_MAX_WIDTH = 64
+LABEL_KEY = "label"  # the code-cell option that names a cell, for {proof}`name`
+LABEL_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 FALLBACK_MARK = "# fallback"  # on a `try:` line: the except branch is a real fallback, not an expected error
 # Calls and imports that mark a page as one that times code: it runs alone, after the parallel batch.
 TIMING_NAMES = frozenset({
@@ -27,6 +31,7 @@ class Cell:
     line: int
     tags: tuple[str, ...]
     source: str
+    label: str = ""  # ``:label:``: the name a {proof} role cites
 
     @property
     def is_snippet(self) -> bool:
@@ -54,7 +59,9 @@ def from_notebook(nb: Any, text: str) -> list[Cell]:
         if cell.cell_type != "code":
             continue
         fence = source_map[i] if i < len(source_map) else 1  # 1-based line of the opening fence
-        cells.append(Cell(_first_code_line(lines, fence, cell.source), tuple(cell.metadata.get("tags", ())), cell.source))
+        label = cell.metadata.get(LABEL_KEY, "")
+        cells.append(Cell(_first_code_line(lines, fence, cell.source), tuple(cell.metadata.get("tags", ())), cell.source,
+                          label if isinstance(label, str) else repr(label)))
     return cells
 
 
@@ -159,6 +166,96 @@ def _check_snippet(cell: Cell, path: str) -> list[Problem]:
     if not any(isinstance(n, ast.Assert) for n in ast.walk(tree)):
         hint = "state the fact the sheet teaches as an assert, so the sheet cannot print a wrong claim"
         problems.append(Problem(path, cell.line, CHEATSHEET_TAG, "cheat-sheet cell has no assert", hint))
+    for lineno in constant_asserts(cell):
+        hint = "assert on a value the API on the sheet computed (e.g. assert x.t().stride() == (1, 3)), not on constants"
+        problems.append(Problem(path, cell.line + lineno - 1, CHEATSHEET_TAG, "cheat-sheet assert checks only constants or arithmetic", hint))
+    return problems
+
+
+def asserts(cell: Cell) -> bool:
+    """True when the cell checks a fact: an ``assert``, ``raise AssertionError`` or an ``assert_*`` call."""
+    try:
+        tree = parse(cell)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            return True
+        if isinstance(node, ast.Raise) and node.exc is not None and "AssertionError" in ast.unparse(node.exc):
+            return True
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name.startswith("assert"):
+                return True
+    return False
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _computed(expr: ast.AST, derived: set[str], modules: set[str]) -> bool:
+    """True when ``expr`` uses a value an API computed: a non-builtin call, a module attribute or such a name."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _BUILTINS and node.func.id not in derived):
+            return True
+        if isinstance(node, ast.Name) and (node.id in derived or node.id in modules):
+            return True
+    return False
+
+
+def _targets(node: ast.AST) -> list[str]:
+    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+
+
+def constant_asserts(cell: Cell) -> list[int]:
+    """Lines (in the cell) of asserts that check only constants or Python arithmetic, no value an API computed."""
+    try:
+        tree = parse(cell)
+    except SyntaxError:
+        return []
+    modules = _imported(tree)
+    derived: set[str] = set()
+    bindings: list[tuple[list[str], ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            bindings += [(_targets(t), node.value) for t in node.targets]
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
+            bindings.append((_targets(node.target), node.value))
+        elif isinstance(node, ast.For | ast.comprehension):
+            bindings.append((_targets(node.target), node.iter))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            bindings.append((_targets(node.optional_vars), node.context_expr))
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef | ast.Lambda):
+            derived |= {node.name} if not isinstance(node, ast.Lambda) else set()
+    changed = True
+    while changed:  # names bound to computed values, to a fixed point
+        changed = False
+        for names, value in bindings:
+            if not set(names) <= derived and _computed(value, derived, modules):
+                derived |= set(names)
+                changed = True
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert) and not _computed(n.test, derived, modules)]
+
+
+def check_labels(cells: list[Cell], path: str) -> list[Problem]:
+    """Cell labels are kebab-case and unique on the page."""
+    problems, seen = [], set()
+    for cell in cells:
+        if not cell.label:
+            continue
+        if not LABEL_RE.match(cell.label):
+            problems.append(Problem(path, cell.line, LABEL_KEY, f"invalid cell label {cell.label!r}", "use lowercase kebab-case, e.g. ':label: view-needs-contiguous'"))
+        elif cell.label in seen:
+            problems.append(Problem(path, cell.line, LABEL_KEY, f"duplicate cell label {cell.label!r}", "give each cell its own label"))
+        seen.add(cell.label)
     return problems
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import edition, frontmatter
 from .book import Book
+from .page import escape_markdown
 
 CHANGES_DOC = "changes"
 
@@ -61,6 +62,6 @@ def render(book: Book, history: History, current: str, header: str) -> str:
     out += [f"- {{ref}}`{q.id}`" for q in added] or ["无。"]
     out += ["", "## 结论有改动的题目\n"]
     for q in changed:
-        out += [f"- {{ref}}`{q.id}`", f"  - 现在：{q.answer}", f"  - {history.previous} 版：{history.answers[q.id]}"]
+        out += [f"- {{ref}}`{q.id}`", f"  - 现在：{escape_markdown(q.answer)}", f"  - {history.previous} 版：{escape_markdown(history.answers[q.id])}"]
     out += [] if changed else ["无。"]
     return "\n".join(out) + "\n"

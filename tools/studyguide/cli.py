@@ -23,7 +23,7 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
         book_dir = (root / config.book_dir).resolve()
         full = [(Path(p) if Path(p).is_absolute() else root / p).resolve() for p in pages]
         only = {f.relative_to(book_dir).as_posix() if f.is_relative_to(book_dir) else str(f) for f in full}
-    return load_book(root / config.book_dir, prefix=config.book_dir, only=only)
+    return load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=config.rules)
 
 
 def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncReport:

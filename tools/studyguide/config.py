@@ -40,6 +40,10 @@ def _count(low: int) -> Callable[[Any], str | None]:
     return check
 
 
+def _flag(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "expected true or false"
+
+
 def _opt(default: Any, help: str, validator: Callable[[Any], str | None]) -> Any:
     return field(default=default, metadata={"help": help, "validator": validator})
 
@@ -59,7 +63,15 @@ class Config:
     shard_jobs: int = _opt(0, "pages a shard run executes in parallel; shards are balanced on it (a parallel page counts its recorded seconds ÷ shard_jobs, a timing page in full), so keep it the same on every runner; 0: use jobs and count every page in full", _count(0))
     cell_timeout: int = _opt(600, "seconds one cell may run before the page fails", _count(1))
     timing_threads: int = _opt(0, "threads of a page that times code (it runs alone); 0 means one per CPU core", _count(0))
+    require_proofs: bool = _opt(True, "every bullet of 先给结论 and 易错点 must cite, with {proof}`label`, a code cell of its page labelled ':label: label' that asserts", _flag)
     retries: int = _opt(2, "restarts of a page whose kernel failed to start or died", _count(0))
+
+    @property
+    def rules(self) -> Any:
+        """The page rules this config sets (``book.Rules``)."""
+        from .book import Rules
+
+        return Rules(require_proofs=self.require_proofs)
 
     @property
     def edition_text(self) -> str:

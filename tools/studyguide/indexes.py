@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .book import Book
+from .page import escape_markdown
 from .schema import TIERS, Question, Topic
 from .sheets import Sheet
 
@@ -18,7 +19,7 @@ def topic_label(topic: Topic, tier: str) -> str:
 
 def _item(q: Question) -> str:
     mark = " · **高频**" if q.frequent else ""
-    return f"- {{ref}}`{q.id}`{mark}：{q.answer}"
+    return f"- {{ref}}`{q.id}`{mark}：{escape_markdown(q.answer)}"
 
 
 def _download(sheet_name: str, text: str) -> str:
@@ -63,7 +64,7 @@ def render_sheet_page(sheet: Sheet, header: str) -> str:
     for group in sheet.groups:
         out.append(f"## {group.heading}\n")
         for q in group.questions:
-            out += [f"**{{ref}}`{q.id}`**" + (" · 高频" if q.frequent else ""), "", q.answer, ""]
+            out += [f"**{{ref}}`{q.id}`**" + (" · 高频" if q.frequent else ""), "", escape_markdown(q.answer), ""]
             if q.snippet:
                 out += ["```python", q.snippet, "```", ""]
     return "\n".join(out)

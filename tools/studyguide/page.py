@@ -1,9 +1,15 @@
-"""The shape every question page must have: one title, seven sections, code, index entries, links."""
+"""The shape every question page must have, read from the MyST parser's own tokens.
+
+One title, seven sections, code, index entries, links; every bullet of 先给结论 and 易错点 cites the cell that
+proves it (``{proof}`label```, the cell carrying ``:label: label``).
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
 
 from .errors import Problem
 
@@ -15,115 +21,225 @@ SECTION_IDS: dict[str, str] = {
 }
 CODE_SECTION = "详解"
 SHORT_SECTION = "先给结论"  # opened on every page by the front matter's answer line, then these bullets
+PITFALL_SECTION = "易错点"
+PROOF_SECTIONS = (SHORT_SECTION, PITFALL_SECTION)  # each bullet here cites the cell that proves it
+PROOF_ROLE = "proof"
 SHORT_MAX_BULLETS = 3
-SHORT_MAX_CHARS = 60  # per bullet, as read: code identifiers count, Markdown marks do not
-_ROLE_RE = re.compile(r"\{[a-z]+\}`([^`]*)`")
+SHORT_MAX_CHARS = 60  # per bullet, as read: code identifiers count, Markdown marks and proof marks do not
 LINK_SECTION = "关联"
-_FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})(.*)$")
-_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_REF_RE = re.compile(r"\{(ref|doc|numref)\}`|\]\(#|<project:")
-_CODE_SPAN_RE = re.compile(r"(`+).*?\1")
-_INLINE_MATH_RE = re.compile(r"\$([^$\n]+?)\$")
+REF_ROLES = frozenset({"ref", "doc", "numref"})
+_ROLE_RE = re.compile(r"\{([a-z-]+)\}`([^`]*)`")
+_DUNDER_RE = re.compile(r"__[A-Za-z0-9]\w*__")
+
+
+@dataclass(frozen=True)
+class Bullet:
+    """One top-level bullet of a section: its first line, its Markdown and the proofs it cites."""
+
+    line: int
+    section: str
+    markdown: str
+    proofs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Directive:
+    """A fenced directive (``{name} argument`` plus its body), with its opening line."""
+
+    line: int
+    name: str
+    argument: str
+    body: str
 
 
 @dataclass
 class Outline:
-    """What a scan of a page body finds, with 1-based line numbers."""
+    """What the MyST tokens of a page hold, with 1-based page line numbers."""
 
-    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text)
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, plain text)
     index_entries: int = 0
     refs_by_section: dict[str, int] = field(default_factory=dict)
     math_problems: list[tuple[int, str]] = field(default_factory=list)  # (line, char): non-ASCII inside math
-    prompt_lines: list[str] = field(default_factory=list)  # the body of the 题目 section
-    short_bullets: list[tuple[int, str]] = field(default_factory=list)  # (line, text) of the 先给结论 bullets
+    prompt: str = ""  # the Markdown of the 题目 section
+    bullets: list[Bullet] = field(default_factory=list)  # top-level bullets of the PROOF_SECTIONS
     short_prose: list[int] = field(default_factory=list)  # lines of 先给结论 that are not in a bullet
-
-    @property
-    def prompt(self) -> str:
-        """The question as asked: the Markdown of the 题目 section."""
-        return "\n".join(self.prompt_lines).strip()
+    dunders: list[tuple[int, str]] = field(default_factory=list)  # (line, name) written outside a code span
+    directives: list[Directive] = field(default_factory=list)  # every fenced directive but code cells
+    html: list[tuple[int, str]] = field(default_factory=list)  # (line, raw HTML) blocks and inline tags
+    links: list[tuple[int, str]] = field(default_factory=list)  # (line, target) of Markdown links
+    roles: list[tuple[int, str, str]] = field(default_factory=list)  # (line, role name, content)
 
     @property
     def title(self) -> str:
-        """The text of the first level-1 heading as plain text (inline-code backticks removed), or ''."""
-        return next((text.replace("`", "") for _, level, text in self.headings if level == 1), "")
+        """The text of the first level-1 heading as plain text, or ''."""
+        return next((text for _, level, text in self.headings if level == 1), "")
+
+    @property
+    def short_bullets(self) -> list[Bullet]:
+        """The bullets of 先给结论."""
+        return [b for b in self.bullets if b.section == SHORT_SECTION]
 
 
-def scan(text: str, first_line: int = 1) -> Outline:
-    """Scan a page body (text after the front matter) for headings, cells, index entries and links."""
-    out = Outline()
-    fence: tuple[str, int] | None = None
-    in_cell = False  # inside a code cell (its lines are read by cells.read, not here)
-    in_math = False  # inside a $$ ... $$ block
-    section = ""
-    for n, line in enumerate(text.splitlines(), start=first_line):
-        m = _FENCE_RE.match(line)
-        if section == SECTIONS[0] and not _HEADING_RE.match(line):
-            out.prompt_lines.append(line)
-        if fence:
-            if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1] and not m.group(3).strip():
-                fence, in_cell = None, False
-            elif in_cell:
-                continue
-            elif "{index}" in line:
-                out.index_entries += 1
-            continue
-        if m:
-            fence = (m.group(2)[0], len(m.group(2)))
-            info = m.group(3).strip()
-            if info.startswith("{code-cell}"):
-                in_cell = True
-            elif info.startswith("{index}"):
-                out.index_entries += 1
-            continue
-        if line.strip() == "$$":
-            in_math = not in_math
-            continue
-        _check_math(out, n, line if in_math else " ".join(_INLINE_MATH_RE.findall(_CODE_SPAN_RE.sub("", line))))
-        if in_math:
-            continue
-        h = _HEADING_RE.match(line)
-        if h:
-            level, title = len(h.group(1)), h.group(2)
-            out.headings.append((n, level, title))
-            if level <= 2:
-                section = title if level == 2 else ""
-            continue
-        if section == SHORT_SECTION:
-            _note_short(out, n, line)
-        out.index_entries += line.count("{index}")
-        refs = len(_REF_RE.findall(line))
-        if refs:
-            out.refs_by_section[section] = out.refs_by_section.get(section, 0) + refs
-    return out
+@cache
+def _parser() -> Any:
+    """The MyST Markdown parser with the book's syntax extensions (the one Sphinx uses)."""
+    from markdown_it.renderer import RendererHTML
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.parsers.mdit import create_md_parser
+
+    from .notebook import MYST_EXTENSIONS
+
+    return create_md_parser(MdParserConfig(enable_extensions=set(MYST_EXTENSIONS)), RendererHTML)
 
 
-def _note_short(out: Outline, n: int, line: str) -> None:
-    if line.startswith(("- ", "* ")):
-        out.short_bullets.append((n, line[2:].strip()))
-    elif line.strip() and line[:1].isspace() and out.short_bullets:
-        last_n, text = out.short_bullets[-1]
-        out.short_bullets[-1] = (last_n, f"{text}{line.strip()}")
-    elif line.strip():
-        out.short_prose.append(n)
+def tokens(text: str) -> list[Any]:
+    """The MyST block tokens of a page (front matter included; ``map`` lines are 0-based)."""
+    return _parser().parse(text)
+
+
+def _plain(inline: Any) -> str:
+    """What a reader sees of an inline token: code and role texts kept, marks and proof marks dropped."""
+    out = []
+    for child in inline.children or []:
+        if child.type in ("text", "code_inline", "math_inline"):
+            out.append(child.content)
+        elif child.type == "myst_role" and child.meta.get("name") != PROOF_ROLE:
+            out.append(_role_text(child.content))
+        elif child.type == "softbreak":
+            out.append("")
+    return "".join(out)
+
+
+def _role_text(content: str) -> str:
+    """The shown text of a role's content: ``title <target>`` shows ``title``."""
+    m = re.match(r"^(.*?)\s*<[^<>]+>$", content, re.S)
+    return m.group(1) if m and m.group(1) else content
 
 
 def plain_length(markdown: str) -> int:
     """Characters a reader sees in one line of Markdown: roles and code marks dropped, code kept."""
-    return len(_ROLE_RE.sub(r"\1", markdown).replace("`", "").replace("**", ""))
+    def shown(m: re.Match[str]) -> str:
+        return "" if m.group(1) == PROOF_ROLE else _role_text(m.group(2))
+
+    return len(_ROLE_RE.sub(shown, markdown).replace("`", "").replace("**", "").strip())
 
 
-def _check_short(outline: Outline, path: str) -> list[Problem]:
-    problems = []
-    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {SHORT_MAX_CHARS} characters; move nuance into 详解; the answer line comes from the front matter"
-    for line in outline.short_prose[:1]:
-        problems.append(Problem(path, line, SHORT_SECTION, "text outside the bullets", hint))
-    for line, _ in outline.short_bullets[SHORT_MAX_BULLETS:SHORT_MAX_BULLETS + 1]:
-        problems.append(Problem(path, line, SHORT_SECTION, f"{len(outline.short_bullets)} bullets", hint))
-    for line, text in outline.short_bullets:
-        if plain_length(text) > SHORT_MAX_CHARS:
-            problems.append(Problem(path, line, SHORT_SECTION, f"bullet is {plain_length(text)} characters long", hint))
-    return problems
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$|~])")
+
+
+def escape_markdown(text: str) -> str:
+    """Plain text (an ``answer``) made safe to place inside generated Markdown: marks are escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _dunders(inline: Any) -> list[str]:
+    """Dunder names outside code spans: turned into bold by ``__x__``, or left as plain text."""
+    found = []
+    children = inline.children or []
+    for i, child in enumerate(children):
+        if child.type == "text":
+            found += _DUNDER_RE.findall(child.content)
+        if child.type == "strong_open" and child.markup == "__" and i + 2 < len(children):
+            inner, close = children[i + 1], children[i + 2]
+            if inner.type == "text" and close.type == "strong_close" and re.fullmatch(r"\w+", inner.content):
+                found.append(f"__{inner.content}__")
+    return found
+
+
+def _scan_inline(out: Outline, inline: Any, line: int, section: str) -> None:
+    for child in inline.children or []:
+        if child.type == "myst_role":
+            name = child.meta.get("name", "")
+            out.roles.append((line, name, child.content))
+            if name == "index":
+                out.index_entries += 1
+            if name in REF_ROLES:
+                out.refs_by_section[section] = out.refs_by_section.get(section, 0) + 1
+        elif child.type == "math_inline":
+            _check_math(out, line, child.content)
+        elif child.type == "html_inline":
+            out.html.append((line, child.content))
+        elif child.type == "link_open":
+            href = str(child.attrs.get("href", ""))
+            out.links.append((line, href))
+            if href.startswith("#") or href.startswith("project:"):
+                out.refs_by_section[section] = out.refs_by_section.get(section, 0) + 1
+    for name in _dunders(inline):
+        out.dunders.append((line, name))
+
+
+def parse(text: str) -> Outline:
+    """Read a whole page (front matter included) into its outline, from the MyST tokens."""
+    out = Outline()
+    lines = text.splitlines()
+    toks = tokens(text)
+    section, depth, item_start = "", 0, -1
+    prompt_from: int | None = None
+    for i, tok in enumerate(toks):
+        line = tok.map[0] + 1 if tok.map else 0
+        if tok.type == "heading_open":
+            inline = toks[i + 1]
+            level = int(tok.tag[1])
+            out.headings.append((line, level, _plain(inline)))
+            if level <= 2:
+                if prompt_from is not None and not out.prompt:
+                    out.prompt = "\n".join(lines[prompt_from : line - 1]).strip()
+                section = _plain(inline) if level == 2 else ""
+                prompt_from = line if section == SECTIONS[0] else prompt_from
+            _scan_inline(out, inline, line, section)
+            continue
+        if tok.type == "inline":
+            if toks[i - 1].type != "heading_open":
+                _scan_inline(out, tok, line or _last_line(toks, i), section)
+            continue
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+        if tok.type == "list_item_open" and depth == 1 and section in PROOF_SECTIONS:
+            item_start = i
+        if tok.type == "list_item_close" and depth == 1 and item_start >= 0:
+            out.bullets.append(_bullet(toks[item_start:i], section))
+            item_start = -1
+        if section == SHORT_SECTION and depth == 0 and tok.map and tok.type not in ("bullet_list_open",) and tok.level == 0:
+            out.short_prose.append(line)
+        if tok.type == "fence":
+            _scan_fence(out, tok, line)
+        elif tok.type in ("math_block", "math_block_label"):
+            for n, math_line in enumerate(tok.content.splitlines()):
+                _check_math(out, line + n + 1, math_line)
+        elif tok.type == "html_block":
+            out.html.append((line, tok.content))
+    if prompt_from is not None and not out.prompt:
+        out.prompt = "\n".join(lines[prompt_from:]).strip()
+    return out
+
+
+def _last_line(toks: list[Any], i: int) -> int:
+    """The line of the nearest earlier token that has one (inline tokens of list items have none)."""
+    return next((t.map[0] + 1 for t in reversed(toks[:i]) if t.map), 1)
+
+
+def _bullet(item: list[Any], section: str) -> Bullet:
+    first = next(t for t in item if t.type == "inline")
+    proofs = tuple(c.content.strip() for t in item if t.type == "inline" for c in t.children or []
+                   if c.type == "myst_role" and c.meta.get("name") == PROOF_ROLE)
+    markdown = " ".join(part.strip() for part in first.content.splitlines())
+    return Bullet(item[0].map[0] + 1, section, markdown, proofs)
+
+
+def _scan_fence(out: Outline, tok: Any, line: int) -> None:
+    m = re.match(r"^\{([\w:-]+)\}\s*(.*)$", tok.info.strip())
+    if not m:
+        return
+    name, argument = m.group(1), m.group(2).strip()
+    if name == "code-cell":
+        return
+    out.directives.append(Directive(line, name, argument, tok.content))
+    if name == "index":
+        out.index_entries += 1
+    if name in ("math",):
+        _check_math(out, line, tok.content)
 
 
 def _check_math(out: Outline, line_no: int, math: str) -> None:
@@ -141,6 +257,25 @@ def section_of(outline: Outline, line: int) -> str:
         if level <= 2:
             found = text if level == 2 else ""
     return found
+
+
+def _check_short(outline: Outline, path: str) -> list[Problem]:
+    problems = []
+    bullets = outline.short_bullets
+    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {SHORT_MAX_CHARS} characters; move nuance into 详解; the answer line comes from the front matter"
+    for line in outline.short_prose[:1]:
+        problems.append(Problem(path, line, SHORT_SECTION, "text outside the bullets", hint))
+    for bullet in bullets[SHORT_MAX_BULLETS:SHORT_MAX_BULLETS + 1]:
+        problems.append(Problem(path, bullet.line, SHORT_SECTION, f"{len(bullets)} bullets", hint))
+    for bullet in bullets:
+        if plain_length(bullet.markdown) > SHORT_MAX_CHARS:
+            problems.append(Problem(path, bullet.line, SHORT_SECTION, f"bullet is {plain_length(bullet.markdown)} characters long", hint))
+    return problems
+
+
+def _check_dunders(outline: Outline, path: str) -> list[Problem]:
+    return [Problem(path, line, "dunder", f"{name} outside a code span prints as bold '{name.strip('_')}'", f"write `{name}` in backticks")
+            for line, name in outline.dunders]
 
 
 def check(outline: Outline, path: str, body_line: int, cell_lines: list[int]) -> list[Problem]:
@@ -167,6 +302,7 @@ def check(outline: Outline, path: str, body_line: int, cell_lines: list[int]) ->
         line = next((n for n, t in found if t == CODE_SECTION), body_line)
         problems.append(Problem(path, line, CODE_SECTION, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
     problems += _check_short(outline, path)
+    problems += _check_dunders(outline, path)
     if outline.index_entries == 0:
         problems.append(Problem(path, body_line, "index", "no {index} entries", "add e.g. {index}`torch.Tensor.view` for the APIs discussed"))
     for line, char in outline.math_problems:
@@ -175,4 +311,23 @@ def check(outline: Outline, path: str, body_line: int, cell_lines: list[int]) ->
     if not outline.refs_by_section.get(LINK_SECTION):
         line = next((n for n, t in found if t == LINK_SECTION), body_line)
         problems.append(Problem(path, line, LINK_SECTION, "no cross-reference", "link related questions with {ref}`question-id`"))
+    return problems
+
+
+def check_proofs(outline: Outline, path: str, labelled: dict[str, tuple[int, bool]]) -> list[Problem]:
+    """Every bullet of 先给结论 and 易错点 cites a labelled cell of this page that asserts (``labelled``: label -> (line, asserts))."""
+    problems = []
+    hint = "end the bullet with {proof}`label`, and give the code cell that proves it ':label: label' and an assert"
+    for bullet in outline.bullets:
+        if not bullet.proofs:
+            problems.append(Problem(path, bullet.line, bullet.section, "bullet cites no proof", hint))
+        for label in bullet.proofs:
+            if label not in labelled:
+                known = ", ".join(sorted(labelled)) or "none"
+                problems.append(Problem(path, bullet.line, bullet.section, f"proof {label!r} is not a cell label of this page", f"labels here: {known}"))
+            elif not labelled[label][1]:
+                problems.append(Problem(path, labelled[label][0], "proof", f"cell {label!r} is cited as proof but holds no assert", "assert the fact the bullet states"))
+    for line, name, content in outline.roles:
+        if name == PROOF_ROLE and section_of(outline, line) not in PROOF_SECTIONS and content.strip() not in labelled:
+            problems.append(Problem(path, line, "proof", f"proof {content.strip()!r} is not a cell label of this page", "label the cell with ':label: ...'"))
     return problems

@@ -15,7 +15,7 @@ from ..config import load_config
 from ..edition import latex_footer
 from ..errors import StudyguideError
 from ..generate import QUICK_DIR, SELFTEST_DIR
-from . import environment, epub, ereader, fresh, mathcache, pages, quickreview, search, selftest
+from . import environment, epub, ereader, fresh, mathcache, pages, proofs, quickreview, search, selftest
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -67,7 +67,7 @@ def load_metadata(app: Sphinx, env: Any, docnames: list[str]) -> None:
     """Load and validate every question's metadata before Sphinx reads pages."""
     srcdir = Path(app.srcdir)
     try:
-        app.studyguide_book = load_book(srcdir, prefix=srcdir.name)  # type: ignore[attr-defined]
+        app.studyguide_book = load_book(srcdir, prefix=srcdir.name, rules=app.studyguide_config.rules)  # type: ignore[attr-defined]
     except StudyguideError as exc:
         raise ExtensionError(f"the book has problems (run `make check`):\n{exc}") from None
     app.studyguide_reading = set(docnames)  # type: ignore[attr-defined]
@@ -90,8 +90,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     mathcache.setup(app)
     environment.setup(app)
     selftest.setup(app)
+    proofs.setup(app)
     quickreview.setup(app)
     search.setup(app)
     epub.setup(app)
     ereader.setup(app)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}  # bump when a read-time transform changes
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}  # bump when a read-time transform changes

@@ -18,10 +18,11 @@ from sphinx.util.docutils import SphinxDirective
 from ..generate import quick_label
 from ..page import SECTION_IDS, SHORT_SECTION
 from ..schema import TIER_BY_ID
+from . import proofs
 
 PITFALLS = "易错点"
 CHEATSHEET_CLASS = "tag_cheatsheet"
-BOOK_PREFIX = "book:"  # xr-hyper prefix of the full book's labels in the quick-review PDF
+BOOK_PREFIX = proofs.BOOK_PREFIX  # xr-hyper prefix of the full book's labels in the quick-review PDF
 # In the quick-review PDF only: load the full book's labels (read from its .aux) under BOOK_PREFIX.
 LATEX_EXTERNAL = (
     "\\edef\\sgjob{{\\jobname}}\\edef\\sgquick{{\\detokenize{{{quick}}}}}\n"
@@ -63,6 +64,10 @@ def _clean(node: nodes.Node, question_ids: set[str]) -> nodes.Node:
     node = node.deepcopy()  # docutils' copy: copy.deepcopy would follow .parent and copy the whole page
     for entry in list(node.findall(addnodes.index)) if isinstance(node, nodes.Element) else []:
         entry.parent.remove(entry)  # the book's index points into the full book
+    for anchor in list(node.findall(proofs.proof_anchor)) if isinstance(node, nodes.Element) else []:
+        anchor.parent.remove(anchor)  # the cell's label belongs to the full book
+    for ref in node.findall(proofs.proof_ref) if isinstance(node, nodes.Element) else []:
+        ref["external"] = True  # cites a cell of the full book
     for sub in [node, *node.findall(nodes.Element)] if isinstance(node, nodes.Element) else []:
         sub["ids"], sub["names"] = [], []
         if isinstance(sub, addnodes.pending_xref):
