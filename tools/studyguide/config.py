@@ -64,14 +64,17 @@ class Config:
     cell_timeout: int = _opt(600, "seconds one cell may run before the page fails", _count(1))
     timing_threads: int = _opt(0, "threads of a page that times code (it runs alone); 0 means one per CPU core", _count(0))
     require_proofs: bool = _opt(True, "every bullet of 先给结论 and 易错点 must cite, with {proof}`label`, a code cell of its page labelled ':label: label' that asserts", _flag)
+    allow_raw_html: bool = _opt(False, "let question pages hold HTML with script, event handlers or javascript: URLs (trusted authors only)", _flag)
+    allow_raw_latex: bool = _opt(False, "let question pages hold raw LaTeX blocks, which can read files of the build machine (trusted authors only)", _flag)
     retries: int = _opt(2, "restarts of a page whose kernel failed to start or died", _count(0))
 
     @property
     def rules(self) -> Any:
         """The page rules this config sets (``book.Rules``)."""
         from .book import Rules
+        from .safety import Allow
 
-        return Rules(require_proofs=self.require_proofs)
+        return Rules(require_proofs=self.require_proofs, allow=Allow(raw_html=self.allow_raw_html, raw_latex=self.allow_raw_latex))
 
     @property
     def edition_text(self) -> str:

@@ -67,6 +67,8 @@ class Outline:
     directives: list[Directive] = field(default_factory=list)  # every fenced directive but code cells
     html: list[tuple[int, str]] = field(default_factory=list)  # (line, raw HTML) blocks and inline tags
     links: list[tuple[int, str]] = field(default_factory=list)  # (line, target) of Markdown links
+    images: list[tuple[int, str]] = field(default_factory=list)  # (line, source) of Markdown images
+    code_loads: list[tuple[int, str]] = field(default_factory=list)  # (line, file) of code cells with :load:
     roles: list[tuple[int, str, str]] = field(default_factory=list)  # (line, role name, content)
 
     @property
@@ -159,6 +161,8 @@ def _scan_inline(out: Outline, inline: Any, line: int, section: str) -> None:
             _check_math(out, line, child.content)
         elif child.type == "html_inline":
             out.html.append((line, child.content))
+        elif child.type == "image":
+            out.images.append((line, str(child.attrs.get("src", ""))))
         elif child.type == "link_open":
             href = str(child.attrs.get("href", ""))
             out.links.append((line, href))
@@ -234,6 +238,11 @@ def _scan_fence(out: Outline, tok: Any, line: int) -> None:
         return
     name, argument = m.group(1), m.group(2).strip()
     if name == "code-cell":
+        from .safety import options
+
+        load = options(tok.content).get("load")
+        if load:
+            out.code_loads.append((line, load))
         return
     out.directives.append(Directive(line, name, argument, tok.content))
     if name == "index":

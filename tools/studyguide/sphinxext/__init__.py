@@ -15,7 +15,7 @@ from ..config import load_config
 from ..edition import latex_footer
 from ..errors import StudyguideError
 from ..generate import QUICK_DIR, SELFTEST_DIR
-from . import environment, epub, ereader, fresh, mathcache, pages, proofs, quickreview, search, selftest
+from . import environment, epub, ereader, fresh, mathcache, pages, proofs, quickreview, safety, search, selftest, state
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -35,8 +35,7 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
         sg = load_config(root)
     except StudyguideError as exc:
         raise ExtensionError(str(exc)) from None
-    app.studyguide_config = sg  # type: ignore[attr-defined]
-    app.studyguide_root = root  # type: ignore[attr-defined]
+    state.attach(app, state.State(root, sg))
     config.project = config.html_title = config.epub_title = sg.title
     config.author = config.epub_author = config.epub_publisher = sg.author
     config.copyright = f"2026, {sg.author}"
@@ -66,15 +65,20 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
 def load_metadata(app: Sphinx, env: Any, docnames: list[str]) -> None:
     """Load and validate every question's metadata before Sphinx reads pages."""
     srcdir = Path(app.srcdir)
+    st = state.of_app(app)
+    state.bind(app, env)
     try:
-        app.studyguide_book = load_book(srcdir, prefix=srcdir.name, rules=app.studyguide_config.rules)  # type: ignore[attr-defined]
+        st.book = load_book(srcdir, prefix=srcdir.name, rules=st.config.rules)
     except StudyguideError as exc:
         raise ExtensionError(f"the book has problems (run `make check`):\n{exc}") from None
-    app.studyguide_reading = set(docnames)  # type: ignore[attr-defined]
+    st.reading = set(docnames)
 
 
 def add_site_script(app: Sphinx) -> None:
     """The self-test switch's script, for the website only (EPUB pages stay script-free)."""
+    st = state.of_app(app)
+    st.builder = app.builder
+    state.bind(app, app.env)
     if app.builder.name == "html":
         app.add_js_file("studyguide.js")
 
@@ -93,6 +97,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     proofs.setup(app)
     quickreview.setup(app)
     search.setup(app)
+    safety.setup(app)
     epub.setup(app)
     ereader.setup(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}  # bump when a read-time transform changes

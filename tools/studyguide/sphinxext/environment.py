@@ -11,6 +11,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .. import provenance
+from . import state
 
 
 class environment_summary(nodes.General, nodes.Element):
@@ -63,12 +64,11 @@ class EnvironmentSummary(SphinxPostTransform):
         """Fill in every placeholder of this document."""
         placeholders = list(self.document.findall(environment_summary))
         if placeholders:
-            _fill(self.app, placeholders)
+            _fill(self.env, placeholders)
 
 
-def _fill(app: Sphinx, placeholders: list[environment_summary]) -> None:
+def _fill(env: Any, placeholders: list[environment_summary]) -> None:
     """Replace the placeholders with the summary table, and list the CPU-fallback pages."""
-    env: Any = app.env  # carries the extension's own attributes
     records = list(env.studyguide_provenance.values())
     rows = provenance.summarize(records)
     intro = nodes.paragraph(text=(
@@ -76,7 +76,8 @@ def _fill(app: Sphinx, placeholders: list[environment_summary]) -> None:
         "每道题的标题下方也注明了它自己的设备、torch 版本与执行日期。"
     ))
     content: list[nodes.Node] = [intro, _table(rows, len(records))]
-    book = getattr(app, "studyguide_book", None)
+    st = state.of(env)
+    book = st.book if st else None
     questions = book.questions if book else ()
     prov = env.studyguide_provenance
     fallback = [q for q in questions if provenance.is_cpu_fallback(q.needs_gpu, prov.get(q.docname))]
@@ -125,7 +126,8 @@ def merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
 
 def outdated(app: Sphinx, env: Any) -> list[str]:
     """Rewrite the summary page whenever pages were read again."""
-    if getattr(app, "studyguide_reading", None):
+    st = state.of(env)
+    if st is not None and st.reading:
         return sorted(env.studyguide_summary_docs)
     return []
 

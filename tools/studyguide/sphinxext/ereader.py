@@ -7,11 +7,13 @@ from sphinx.config import Config as SphinxConfig
 
 from ..build import Layout
 from ..ereader import EDITION
+from . import state
 
 
 def configure(app: Sphinx, config: SphinxConfig) -> None:
     """With ``studyguide_latex=ereader``, write only the e-reader .tex, with its settings over the A4 ones."""
-    layout = Layout(app.studyguide_root, app.studyguide_config)  # type: ignore[attr-defined]
+    st = state.of_app(app)
+    layout = Layout(st.root, st.config)
     config.html_context = {**config.html_context, "studyguide_ereader": layout.ereader.is_file()}
     if config.studyguide_latex != EDITION:
         return

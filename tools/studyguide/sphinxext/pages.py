@@ -11,7 +11,7 @@ from sphinx.util import logging
 
 from .. import notebook, page, provenance
 from ..schema import TIER_BY_ID, Question
-from . import selftest
+from . import selftest, state
 
 logger = logging.getLogger(__name__)
 FALLBACK_NOTE = "本题的真实输出需要 GPU。下面的输出是在 CPU 上运行的回退结果：数值结论照样成立，但计时、显存等数字不代表 GPU 上的表现。"
@@ -55,7 +55,8 @@ class QuestionPage(SphinxTransform):
 
     def apply(self, **kwargs: object) -> None:
         """Add the id label, the metadata line and the provenance under the title."""
-        book = getattr(self.app, "studyguide_book", None)
+        st = state.of(self.env)
+        book = st.book if st else None
         docname = self.env.current_document.docname
         question = book.by_docname().get(docname) if book else None
         section = next(iter(self.document.findall(nodes.section)), None)
@@ -89,7 +90,7 @@ class QuestionPage(SphinxTransform):
         self.document.ids[new_id] = node
 
     def _provenance(self, question: Question) -> dict | None:
-        srcdir = Path(self.app.srcdir)
+        srcdir = Path(self.env.srcdir)
         store = srcdir / notebook.STORE_DIR / f"{question.id}.ipynb"
         self.env.note_dependency(str(store))
         key = notebook.cache_key(notebook.read_page(srcdir / question.path))

@@ -17,6 +17,7 @@ from sphinx.util.docutils import SphinxRole
 
 from ..cells import LABEL_KEY
 from ..page import PROOF_ROLE
+from . import state
 
 logger = logging.getLogger(__name__)
 MARK = "证据"
@@ -80,7 +81,7 @@ class ResolveProofs(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         """Replace every proof node of this document."""
-        latex = self.app.builder.format == "latex"
+        latex = state.builder(self.env).format == "latex"
         for anchor in list(self.document.findall(proof_anchor)):
             tex = f"\\phantomsection\\label{{{_latex_id(anchor['docname'], anchor['label'])}}}"
             anchor.replace_self(nodes.raw("", tex, format="latex") if latex else [])
@@ -99,10 +100,10 @@ class ResolveProofs(SphinxPostTransform):
         here = self.env.docname
         if ref["docname"] == here:
             uri = f"#{anchor_id(ref['label'])}"
-        elif self.app.builder.name == "epub":  # the quick-review EPUB holds no question page
+        elif state.builder(self.env).name == "epub":  # the quick-review EPUB holds no question page
             return nodes.inline("", f"［{MARK}见全书］", classes=[CLASS])
         else:
-            uri = self.app.builder.get_relative_uri(here, ref["docname"]) + f"#{anchor_id(ref['label'])}"
+            uri = state.builder(self.env).get_relative_uri(here, ref["docname"]) + f"#{anchor_id(ref['label'])}"
         link = nodes.reference("", MARK, refuri=uri, internal=True, classes=[CLASS], reftitle="证明这一条的代码单元格")
         return nodes.inline("", "", link, classes=[f"{CLASS}-mark"])
 

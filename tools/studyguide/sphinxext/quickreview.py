@@ -18,7 +18,7 @@ from sphinx.util.docutils import SphinxDirective
 from ..generate import quick_label
 from ..page import SECTION_IDS, SHORT_SECTION
 from ..schema import TIER_BY_ID
-from . import proofs
+from . import proofs, state
 
 PITFALLS = "易错点"
 CHEATSHEET_CLASS = "tag_cheatsheet"
@@ -43,7 +43,8 @@ class QuickDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         """Return the placeholder; the question's page becomes a dependency of this one."""
         qid = self.arguments[0]
-        book = getattr(self.env.app, "studyguide_book", None)
+        st = state.of(self.env)
+        book = st.book if st else None
         question = next((q for q in book.questions if q.id == qid), None) if book else None
         if question is None:
             raise self.error(f"studyguide-quick: no question with id {qid!r} (run `make sync`)")
@@ -88,7 +89,8 @@ class FillQuick(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         """Fill every placeholder of this document."""
-        book = getattr(self.app, "studyguide_book", None)
+        st = state.of(self.env)
+        book = st.book if st else None
         if book is None:
             return
         ids = {q.id for q in book.questions}
@@ -112,7 +114,7 @@ class FillQuick(SphinxPostTransform):
     def _where(self, question: Any, labels: dict[str, str]) -> nodes.Node:
         """Where the question is in the full book: a page number in the PDF, its chapter elsewhere."""
         where = f"{TIER_BY_ID[question.tier].label} · {labels[question.chapter]}"
-        if self.app.builder.format == "latex":
+        if state.builder(self.env).format == "latex":
             label = f"{question.docname}:{question.id}"
             tex = LATEX_BOOK_PAGE.format(where=where, prefix=BOOK_PREFIX, label=label)
             return nodes.raw("", tex, format="latex")

@@ -64,7 +64,7 @@ class SelftestTiers(SphinxTransform):
 
 def back_link(question_id: str) -> nodes.raw:
     """A LaTeX link from an answer back to its question; it prints only in the self-test PDF."""
-    return nodes.raw("", BACK_LINK.format(label=selftest_label(question_id)), format="latex")
+    return nodes.raw("", BACK_LINK.format(label=selftest_label(question_id)), format="latex", studyguide=True)
 
 
 def setup(app: Sphinx) -> None:
