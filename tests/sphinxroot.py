@@ -7,10 +7,11 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES
 from sphinx.testing.util import SphinxTestApp
 from studyguide import generate
 from studyguide.book import load_book
+from studyguide.build import SPHINX_PROJECT
 from studyguide.config import load_config
 
 
@@ -27,8 +28,10 @@ def make_root(tmp: Path, pages: dict[str, str] | None = None, config: str = "") 
     sg = load_config(root)
     book = load_book(root / "book", rules=sg.rules)
     generate.sync(root / "book", generate.plan(book, sg, ("preface",)))
-    conf = REPO / "conf.py"
-    (root / "book" / "conf.py").write_text(f"from pathlib import Path\nexec(compile(Path({str(conf)!r}).read_text(encoding='utf-8'), {str(conf)!r}, 'exec'))\n", encoding="utf-8")
+    conf = SPHINX_PROJECT / "conf.py"  # the tool's configuration, as `studyguide build` passes it with -c
+    shim = (f"import os\nfrom pathlib import Path\nos.environ['STUDYGUIDE_ROOT'] = {str(root)!r}\n__file__ = {str(conf)!r}\n"
+            f"exec(compile(Path(__file__).read_text(encoding='utf-8'), __file__, 'exec'))\n")
+    (root / "book" / "conf.py").write_text(shim, encoding="utf-8")
     return root
 
 

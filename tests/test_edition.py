@@ -12,6 +12,7 @@ from conftest import copy_project
 from studyguide import changes, cli
 from studyguide.config import load_config
 from studyguide.edition import of_tag
+from studyguide.locale import load
 
 SHAPE = "book/1-basics/tensor/shape-demo.md"
 GRAD = "book/2-intermediate/autograd/grad-demo.md"
@@ -97,11 +98,11 @@ def test_drift_fails_check_until_sync(repo: Path, capsys: pytest.CaptureFixture[
 def test_without_a_previous_tag_or_without_git_the_page_says_so(tmp_path: Path) -> None:
     plain = copy_project("minibook", tmp_path / "plain")
     assert run(plain, "sync") == 0
-    assert changes.NO_GIT in (plain / "book/changes.md").read_text(encoding="utf-8")
+    assert load('zh').t(changes.NO_GIT) in (plain / "book/changes.md").read_text(encoding="utf-8")
     first = copy_project("minibook", tmp_path / "first")
     git(first, "init", "-q")
     commit(first, "only edition", "v2026.11")
     assert run(first, "sync") == 0
     page = (first / "book/changes.md").read_text(encoding="utf-8")
-    assert changes.NO_TAG in page and "本书版本：2026.11 版。" in page and "{ref}" not in page
+    assert load('zh').t(changes.NO_TAG) in page and "本书版本：2026.11 版。" in page and "{ref}" not in page
 

@@ -39,15 +39,19 @@ class Cell:
         return CHEATSHEET_TAG in self.tags
 
 
-def read(text: str, path: str = "") -> list[Cell]:
-    """The code cells of a MyST page, exactly as myst-nb reads them (raises ``ValueError`` on bad MyST)."""
+def notebook_of(text: str, path: str = "") -> Any:
+    """A MyST page as the notebook myst-nb reads (raises ``ValueError`` on bad MyST)."""
     from .notebook import parse_page
 
     try:
-        nb = parse_page(text, path)
+        return parse_page(text, path)
     except Exception as exc:  # myst-nb raises MystMetadataParsingError and others
         raise ValueError(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__) from None
-    return from_notebook(nb, text)
+
+
+def read(text: str, path: str = "") -> list[Cell]:
+    """The code cells of a MyST page, exactly as myst-nb reads them (raises ``ValueError`` on bad MyST)."""
+    return from_notebook(notebook_of(text, path), text)
 
 
 def from_notebook(nb: Any, text: str) -> list[Cell]:
@@ -128,7 +132,7 @@ def _is_time_time(node: ast.Attribute) -> bool:
     return node.attr == "time" and isinstance(node.value, ast.Name) and node.value.id == "time"
 
 
-def check(cells: list[Cell], path: str, title_line: int) -> list[Problem]:
+def check(cells: list[Cell], path: str, title_line: int, details: str = "详解") -> list[Problem]:
     """Check the cells: valid Python, loud expected-error demos, one self-checking cheat-sheet cell."""
     problems: list[Problem] = []
     for cell in cells:
@@ -143,7 +147,7 @@ def check(cells: list[Cell], path: str, title_line: int) -> list[Problem]:
             problems.append(Problem(path, cell.line + lineno - 1, "try", "try/except passes silently when nothing is raised", hint))
     snippets = [c for c in cells if c.is_snippet]
     if cells and not snippets:  # a page with no cell at all gets the page-shape error instead
-        hint = "tag one self-contained cell at the end of 详解 ':tags: [cheatsheet]', with its own imports and an assert"
+        hint = f"tag one self-contained cell at the end of {details} ':tags: [cheatsheet]', with its own imports and an assert"
         problems.append(Problem(path, title_line, CHEATSHEET_TAG, "no cell tagged cheatsheet", hint))
     for extra in snippets[1:]:
         problems.append(Problem(path, extra.line, CHEATSHEET_TAG, "more than one cell tagged cheatsheet", "tag only the cell that best sums up the answer"))

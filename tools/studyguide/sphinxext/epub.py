@@ -17,16 +17,17 @@ from sphinx.application import Sphinx
 from sphinx.builders.epub3 import Epub3Builder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from .. import editions
 from ..generate import QUICK_DIR, SELFTEST_DIR
 from ..indexes import SHEETS_DIR, TOPICS_DIR
+from . import state
 from .fresh import FreshFromDoctrees
 
 WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/", f"{SELFTEST_DIR}/", f"{QUICK_DIR}/")  # not part of the EPUB
-QUICK = QUICK_DIR  # value of ``studyguide_edition`` that builds the quick-review EPUB instead of the book
+QUICK = editions.QUICK.key  # value of ``studyguide_edition`` that builds the quick-review EPUB instead of the book
 THEME = "studyguide-epub"  # themes/studyguide-epub: Sphinx's epub layout with the e-reader stylesheet
 THEME_DIR = Path(__file__).parent / "themes" / THEME
 EPUB_CSS = ("studyguide-epub.css", "pygments.css")  # the only stylesheets of the EPUB
-OUTPUT_LABEL = "输出"
 _SVG_RE = re.compile(r"<svg\b.*?</svg>", re.S)
 
 
@@ -71,7 +72,8 @@ class LabelOutputs(SphinxPostTransform):
         """Insert the label paragraph into each output container."""
         for node in list(self.document.findall(nodes.container)):
             if "cell_output" in node["classes"]:
-                node.insert(0, nodes.paragraph("", OUTPUT_LABEL, classes=["studyguide-output-label"]))
+                label = state.of(self.env).config.locale.t("epub.output")  # type: ignore[union-attr]
+                node.insert(0, nodes.paragraph("", label, classes=["studyguide-output-label"]))
 
 
 class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
@@ -84,9 +86,10 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
         if self.config.studyguide_edition == QUICK:
             own = object.__new__(type(self.config))  # Sphinx keeps values per instance: the shared one is untouched
             own.__dict__.update(self.config.__dict__)  # (copy.copy would go through __getstate__ and drop some)
-            own.root_doc = f"{QUICK_DIR}/index"
-            own.epub_basename = f"{self.config.epub_basename}-{QUICK}"
-            own.epub_title = f"{self.config.epub_title} · 速览版"
+            words = state.of(self.env).config.locale  # type: ignore[union-attr]
+            own.root_doc = editions.QUICK.root_doc
+            own.epub_basename = f"{self.config.epub_basename}{editions.QUICK.suffix}"
+            own.epub_title = words.t(editions.QUICK.title, title=self.config.epub_title)
             own.epub_uid = own.epub_identifier = f"{self.config.epub_uid}-{QUICK}"
             self.config = own
         super().init()

@@ -24,15 +24,21 @@ class State:
     book: Book | None = None
     builder: Any = None  # the Sphinx builder, once it is created
     reading: set[str] = field(default_factory=set)  # docnames read in this run
+    blocks: frozenset[str] = frozenset()  # reference blocks the book's plugins define
+    layout: Any = None  # the project's paths (``project.Layout``)
 
 
 _STATES: weakref.WeakKeyDictionary[Any, State] = weakref.WeakKeyDictionary()  # keyed by the Sphinx app
 _BY_ENV: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()  # environment -> app
 
 
+_LATEST: list[State] = []  # the state of the app configured last, for an environment not yet bound
+
+
 def attach(app: Any, state: State) -> None:
     """Make ``state`` this app's state."""
     _STATES[app] = state
+    _LATEST[:] = [state]
 
 
 def bind(app: Any, env: Any) -> None:
@@ -48,7 +54,9 @@ def of_app(app: Any) -> State:
 def of(env: Any) -> State | None:
     """The state of the build an environment belongs to, or None outside a studyguide build."""
     app = _BY_ENV.get(env)
-    return _STATES.get(app) if app is not None else None
+    if app is None:  # a builder's init() runs before builder-inited binds the environment
+        return _LATEST[0] if _LATEST else None
+    return _STATES.get(app)
 
 
 def builder(env: Any) -> Any:

@@ -1,6 +1,21 @@
-"""Sphinx configuration of the book; title, author and paths come from [tool.studyguide] in pyproject.toml."""
+"""Sphinx configuration of every studyguide book (the tool's own; ``studyguide build`` passes it with ``-c``).
 
+The book's words come from its language (``[tool.studyguide] language``); title, author and paths from its
+config. A book may add a ``conf.py`` of its own at the project root: it runs last, over these settings, and
+its ``_static/`` files are served next to (and over) the ones here.
+"""
+
+import os
+from pathlib import Path
+
+from studyguide.config import load_config
 from studyguide.notebook import MYST_EXTENSIONS
+
+_ROOT = Path(os.environ.get("STUDYGUIDE_ROOT", ".")).resolve()
+_HERE = Path(__file__).resolve().parent
+_SG = load_config(_ROOT)
+_WORDS = _SG.locale
+_ZH = _WORDS.code == "zh"
 
 extensions = [
     "myst_nb",
@@ -9,7 +24,7 @@ extensions = [
     "sphinx.ext.imgmath",
     "studyguide.sphinxext",
 ]
-language = "zh_CN"
+language = _WORDS.sphinx_language
 exclude_patterns = ["_executed", "**/_executed"]
 suppress_warnings: list[str] = []
 
@@ -31,10 +46,10 @@ html_math_renderer = "imgmath"
 
 # Website
 html_theme = "sphinx_book_theme"
-html_static_path = ["_static"]
-html_favicon = "_static/favicon.png"
+html_static_path = [str(_HERE / "_static"), *([str(_ROOT / "_static")] if (_ROOT / "_static").is_dir() else [])]
+html_favicon = str(_HERE / "_static" / "favicon.png")
 html_css_files = ["studyguide.css"]
-html_search_language = "zh"
+html_search_language = _WORDS.search_language
 html_context = {"default_mode": "light"}  # pydata theme: a defined mode, no console error on first visit
 html_last_updated_fmt = None  # no build date: two builds give the same pages
 html_copy_source = False
@@ -45,15 +60,30 @@ html_theme_options = {
     "home_page_in_toc": False,
     "show_navbar_depth": 1,
     "max_navbar_depth": 2,  # chapters and questions; the seven sections of each page are in the page TOC
-    "toc_title": "本页目录",
-    "path_to_docs": "book",
+    "toc_title": _WORDS.t("site.toc_title"),
+    "path_to_docs": _SG.book_dir,
 }
 html_sidebars = {"**": ["navbar-logo.html", "search-button-field.html", "studyguide-downloads.html", "sbt-sidebar-nav.html"]}
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 
-# PDF (xelatex): A4, Noto CJK (SC forms), one \part per tier, Chinese headings.
+# PDF (xelatex): A4, one \part per tier. Chinese books: Noto CJK (SC forms) through ctex, Chinese headings.
 _WRAP_CODE = "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxoverfull=0, verbatimmaxunderfull=0"
+_LATIN_FONTS = r"""
+% Latin text in TeX Gyre / DejaVu: Noto CJK maps '-' to U+2011 in the PDF text layer, which breaks
+% search and code copied out of the PDF. Symbols those fonts lack fall back to Noto CJK (below).
+\setmainfont{TeX Gyre Termes}
+\setsansfont{TeX Gyre Heros}
+\setmonofont{DejaVu Sans Mono}[Scale=0.9]
+"""
+_CJK_FONTS = r"""
+\usepackage[UTF8,heading=true,fontset=none,zihao=false]{ctex}
+\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
+\setCJKsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
+\setCJKmonofont{Noto Sans Mono CJK SC}
+"""
+_NAMES = (rf"\ctexset{{part/name={{{_WORDS.t('pdf.part_name')}}}, chapter/name={{{_WORDS.t('pdf.chapter_name')}}}, chapter/number=\arabic{{chapter}}}}"
+          if _ZH else "")
 latex_engine = "xelatex"
 latex_use_xindy = False
 latex_show_urls = "no"
@@ -66,23 +96,13 @@ latex_elements = {
     "babel": "",
     "polyglossia": "",
     "fontenc": "",
-    "fontpkg": r"""
-\usepackage[UTF8,heading=true,fontset=none,zihao=false]{ctex}
-\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
-\setCJKsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
-\setCJKmonofont{Noto Sans Mono CJK SC}
-% Latin text in TeX Gyre / DejaVu: Noto CJK maps '-' to U+2011 in the PDF text layer, which breaks
-% search and code copied out of the PDF. Symbols those fonts lack fall back to Noto CJK (below).
-\setmainfont{TeX Gyre Termes}
-\setsansfont{TeX Gyre Heros}
-\setmonofont{DejaVu Sans Mono}[Scale=0.9]
-""",
-    "fvset": r"\fvset{fontsize=\small,formatcom=\xeCJKVerbAddon}",
+    "fontpkg": (_CJK_FONTS if _ZH else r"\usepackage{fontspec}") + _LATIN_FONTS,
+    "fvset": r"\fvset{fontsize=\small,formatcom=\xeCJKVerbAddon}" if _ZH else r"\fvset{fontsize=\small}",
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
     "preamble": r"""
 \usepackage{bookmark}
 \bookmarksetup{numbered, depth=1}
-\ctexset{part/name={第,部分}, chapter/name={第,章}, chapter/number=\arabic{chapter}}
+""" + _NAMES + r"""
 \setcounter{secnumdepth}{-2}
 \AtBeginDocument{\setcounter{tocdepth}{1}}
 \setlength{\emergencystretch}{3em}  % long inline code: stretch spaces rather than run into the margin
@@ -90,7 +110,7 @@ latex_elements = {
 % Chapters restart in every part, as in the website; hyperref anchors stay unique.
 \counterwithin*{chapter}{part}
 \renewcommand{\theHchapter}{\thepart.\arabic{chapter}}
-\AtBeginDocument{\renewcommand{\contentsname}{目录}}
+\AtBeginDocument{\renewcommand{\contentsname}{""" + _WORDS.t("pdf.contents") + r"""}}
 \renewcommand{\sphinxstyleindexlettergroup}[1]{}
 \renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}
 """,
@@ -129,3 +149,7 @@ epub_exclude_files = [".buildinfo", ".buildinfo.bak"]
 epub_use_index = True
 epub_tocdepth = 3
 epub_math_renderer = "imgmath"
+
+# The book's own settings, last.
+if (_ROOT / "conf.py").is_file():
+    exec(compile((_ROOT / "conf.py").read_text(encoding="utf-8"), str(_ROOT / "conf.py"), "exec"))
