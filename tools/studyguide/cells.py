@@ -205,12 +205,15 @@ def _imported(tree: ast.Module) -> set[str]:
     return names
 
 
-def _computed(expr: ast.AST, derived: set[str], modules: set[str]) -> bool:
-    """True when ``expr`` uses a value an API computed: a non-builtin call, a module attribute or such a name."""
+def _computed(expr: ast.AST, derived: set[str], modules: set[str], bound: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    """True when ``expr`` uses a value an API computed: a non-builtin call, a module attribute or such a name.
+
+    A name the cell never binds (from another cell) counts too: running the cell alone reports it.
+    """
     for node in ast.walk(expr):
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _BUILTINS and node.func.id not in derived):
             return True
-        if isinstance(node, ast.Name) and (node.id in derived or node.id in modules):
+        if isinstance(node, ast.Name) and (node.id in derived or node.id in modules or (node.id not in bound and node.id not in _BUILTINS)):
             return True
     return False
 
@@ -246,7 +249,9 @@ def constant_asserts(cell: Cell) -> list[int]:
             if not set(names) <= derived and _computed(value, derived, modules):
                 derived |= set(names)
                 changed = True
-    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert) and not _computed(n.test, derived, modules)]
+    bound = {name for names, _ in bindings for name in names} | derived | {
+        a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda | ast.FunctionDef) for a in n.args.args}
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert) and not _computed(n.test, derived, modules, bound)]
 
 
 def check_labels(cells: list[Cell], path: str) -> list[Problem]:

@@ -9,12 +9,12 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from . import archive, changes, editions, generate, notebook, programs, scaffold, shard, status
+from . import archive, changes, editions, generate, glyphs, mathcheck, notebook, programs, scaffold, shard, status
 from . import build as build_mod
 from . import execute as execute_mod
 from .book import Book, load_book
-from .config import Config, load_config
-from .errors import BuildError, StudyguideError
+from .config import Config, load_config, parse_config
+from .errors import BookError, BuildError, StudyguideError
 from .project import Layout
 
 
@@ -24,7 +24,19 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
         book_dir = (root / config.book_dir).resolve()
         full = [(Path(p) if Path(p).is_absolute() else root / p).resolve() for p in pages]
         only = {f.relative_to(book_dir).as_posix() if f.is_relative_to(book_dir) else str(f) for f in full}
-    return load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=Layout(root, config).rules)
+    layout = Layout(root, config)
+    book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules)
+    covered = glyphs.coverage(config.locale.fonts, layout.build / ".glyphs.json")
+    if covered is not None:
+        found = [p for q in book.questions for p in glyphs.missing(f"{config.book_dir}/{q.path}", (layout.book / q.path).read_text(encoding="utf-8"), covered)]
+        found += glyphs.in_outputs(book, layout.book / notebook.STORE_DIR, config.book_dir, covered)
+        if found:
+            raise BookError(found)
+    formulas = [(f"{config.book_dir}/{q.path}", line, tex, display) for q in book.questions for line, tex, display in book.pages[q.id].outline.formulas]
+    bad_math = mathcheck.problems(formulas, layout.build / ".math_checked.json")
+    if bad_math:
+        raise BookError(bad_math)
+    return book
 
 
 def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncReport:
@@ -35,17 +47,12 @@ def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncR
 
 
 def cmd_check(args: argparse.Namespace, root: Path, config: Config) -> int:
-    """Validate every page (or the pages given), and fail when generated files are stale or edited by hand."""
+    """Validate every page (or the pages given); the generated pages are made at build time, not checked in."""
     book = _book(root, config, args.pages)
     if args.pages:
         print(f"ok: {len(book.questions)} page(s) valid")
         return 0
-    report = _sync(root, config, book, check=True)
-    stale = report.problems(config.book_dir)
-    if stale:
-        print("\n".join(stale), file=sys.stderr)
-        return 1
-    print(f"ok: {len(book.questions)} questions, {len(book.topics)} topics, generated files up to date")
+    print(f"ok: {len(book.questions)} questions, {len(book.topics)} topics")
     return 0
 
 
@@ -154,6 +161,29 @@ def cmd_new(args: argparse.Namespace, root: Path, config: Config) -> int:
     return 0
 
 
+def cmd_init(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Start a new study guide in a new folder: config, topics, a preface, a sample page per tier, README, Makefile."""
+    from . import init
+
+    target = args.folder if args.folder.is_absolute() else Path.cwd() / args.folder
+    written = init.create(target, args.title, args.language, args.author)
+    print(f"created {len(written)} files in {target}; now run `make` there (or `studyguide --root {target} build`)")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Check the built outputs: every edition present, EPUBs valid (epubcheck), cheat sheets one page, every page's run recorded."""
+    from . import verify
+
+    layout = Layout(root, config)
+    found = verify.problems(layout, _book(root, config), epubcheck=not args.no_epubcheck)
+    if found:
+        print("\n".join(found), file=sys.stderr)
+        return 1
+    print(f"ok: every output of {config.title} is in {layout.build}")
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Report every missing program or font with the command that installs it."""
     groups = {"PDF": (programs.PDF + programs.MATH, programs.TEX_FILES), "EPUB check": (programs.EPUBCHECK, ()), "PDF checks": (programs.PDF_TOOLS, ()),
@@ -203,11 +233,18 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--topic", required=True, help="topic id from book/topics.yml (the chapter)")
     s.add_argument("--title", default="", help="the question title")
     sub.add_parser("doctor", help=cmd_doctor.__doc__)
+    s = sub.add_parser("init", help=cmd_init.__doc__)
+    s.add_argument("folder", type=Path, help="the new book's folder (created; must be empty)")
+    s.add_argument("--title", required=True, help="the book's title")
+    s.add_argument("--language", default="zh", help="the language of everything the generator prints: zh or en")
+    s.add_argument("--author", default="", help="the author (default: the language's)")
+    s = sub.add_parser("verify", help=cmd_verify.__doc__)
+    s.add_argument("--no-epubcheck", action="store_true", help="skip epubcheck (it needs Java)")
     return p
 
 
 COMMANDS = {"check": cmd_check, "sync": cmd_sync, "execute": cmd_execute, "merge": cmd_merge, "shards": cmd_shards, "build": cmd_build,
-            "status": cmd_status, "new": cmd_new, "doctor": cmd_doctor}
+            "status": cmd_status, "new": cmd_new, "doctor": cmd_doctor, "init": cmd_init, "verify": cmd_verify}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     root = args.root.resolve()
     try:
-        return COMMANDS[args.command](args, root, load_config(root))
+        config = parse_config({}) if args.command == "init" else load_config(root)  # a new book needs no project here
+        return COMMANDS[args.command](args, root, config)
     except StudyguideError as exc:
         print(str(exc), file=sys.stderr)
         return 1

@@ -133,7 +133,7 @@ class Config:
 
         loc = self.locale
         answer = AnswerRule(loc.answer_max_chars, loc.sentence_ends, loc.end_hint)
-        return Rules(tiers=self.tier_list, shape=Shape(loc.sections), answer=answer, require_proofs=self.require_proofs,
+        return Rules(tiers=self.tier_list, shape=Shape(loc.sections, loc.bullet_max_chars), answer=answer, require_proofs=self.require_proofs,
                      allow=Allow(raw_html=self.allow_raw_html, raw_latex=self.allow_raw_latex))
 
     @property

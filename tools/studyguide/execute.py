@@ -53,12 +53,15 @@ def survey(book: Book, book_dir: Path, prefix: str, store: dict[str, notebook.St
     states = []
     for q in book.questions:
         path = book_dir / q.path
-        nb = notebook.read_page(path)
-        key = notebook.cache_key(nb)
+        parsed = book.pages.get(q.id)
+        if parsed is not None and parsed.key:  # parsed once, when the book was read
+            key, code = parsed.key, list(parsed.cells)
+        else:
+            nb = notebook.read_page(path)
+            key, code = notebook.cache_key(nb), cells.from_notebook(nb, path.read_text(encoding="utf-8"))
         entry = store.get(q.id)
-        code = [c for c in nb.cells if c.cell_type == "code"]
         timing = cells.is_timing([c.source for c in code])
-        snippet = any(cells.CHEATSHEET_TAG in c.metadata.get("tags", ()) for c in code)
+        snippet = any(c.is_snippet for c in code)
         states.append(PageState(q, path, f"{prefix}/{q.path}", key, entry is not None and entry.key == key, timing, snippet))
     return states
 

@@ -140,7 +140,7 @@ def output_lines(cell: Any) -> int:
     n = 0
     for output in cell.get("outputs", []):
         text = output.get("text") or output.get("data", {}).get("text/plain") or "\n".join(output.get("traceback", []))
-        n += str(text).count("\n") + 1 if text else 0
+        n += len(str(text).splitlines())
     return n
 
 

@@ -103,15 +103,14 @@ def read_store(store_dir: Path) -> dict[str, StoreEntry]:
 def import_entry(cache: Any, entry: StoreEntry) -> bool:
     """Put a stored notebook into the jupyter-cache; return False when it was already there."""
     from jupyter_cache.base import CacheBundleIn
-    from jupyter_cache.cache.db import NbCacheRecord
 
+    nb = nbformat.reads(entry.text, as_version=4)
     try:
-        record = NbCacheRecord.record_from_hashkey(entry.key, cache.db)
+        record = cache.match_cache_notebook(nb)
     except KeyError:
         record = None
     if record is not None and record.description == entry.digest:
         return False
-    nb = nbformat.reads(entry.text, as_version=4)
     bundle = CacheBundleIn(nb, str(entry.path), data={META_KEY: provenance_of(nb)})
     cache.cache_notebook_bundle(bundle, check_validity=True, overwrite=True, description=entry.digest)
     return True

@@ -24,9 +24,10 @@ SHORT_MAX_CHARS = 60  # per bullet, as read: code identifiers count, Markdown ma
 
 @dataclass(frozen=True)
 class Shape:
-    """The section titles of a book's question pages, by key (from its locale)."""
+    """The section titles of a book's question pages, by key, and the length of a short-answer bullet (from its locale)."""
 
     titles: tuple[tuple[str, str], ...]  # (key, title) in page order
+    bullet_max_chars: int = SHORT_MAX_CHARS
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -85,6 +86,7 @@ class Outline:
     links: list[tuple[int, str]] = field(default_factory=list)  # (line, target) of Markdown links
     images: list[tuple[int, str]] = field(default_factory=list)  # (line, source) of Markdown images
     code_loads: list[tuple[int, str]] = field(default_factory=list)  # (line, file) of code cells with :load:
+    formulas: list[tuple[int, str, bool]] = field(default_factory=list)  # (line, TeX, display) of every formula
     roles: list[tuple[int, str, str]] = field(default_factory=list)  # (line, role name, content)
 
     @property
@@ -175,6 +177,7 @@ def _scan_inline(out: Outline, inline: Any, line: int, section: str) -> None:
                 out.refs_by_section[section] = out.refs_by_section.get(section, 0) + 1
         elif child.type == "math_inline":
             _check_math(out, line, child.content)
+            out.formulas.append((line, child.content, False))
         elif child.type == "html_inline":
             out.html.append((line, child.content))
         elif child.type == "image":
@@ -226,6 +229,7 @@ def parse(text: str, shape: Shape = ZH_SHAPE) -> Outline:
         if tok.type == "fence":
             _scan_fence(out, tok, line)
         elif tok.type in ("math_block", "math_block_label"):
+            out.formulas.append((line, tok.content, True))
             for n, math_line in enumerate(tok.content.splitlines()):
                 _check_math(out, line + n + 1, math_line)
         elif tok.type == "html_block":
@@ -288,13 +292,13 @@ def _check_short(outline: Outline, path: str, shape: Shape) -> list[Problem]:
     problems = []
     bullets = outline.short_bullets
     key = shape.title(SHORT)
-    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {SHORT_MAX_CHARS} characters; move nuance into {shape.title(DETAILS)}; the answer line comes from the front matter"
+    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {shape.bullet_max_chars} characters; move nuance into {shape.title(DETAILS)}; the answer line comes from the front matter"
     for line in outline.short_prose[:1]:
         problems.append(Problem(path, line, key, "text outside the bullets", hint))
     for bullet in bullets[SHORT_MAX_BULLETS:SHORT_MAX_BULLETS + 1]:
         problems.append(Problem(path, bullet.line, key, f"{len(bullets)} bullets", hint))
     for bullet in bullets:
-        if plain_length(bullet.markdown) > SHORT_MAX_CHARS:
+        if plain_length(bullet.markdown) > shape.bullet_max_chars:
             problems.append(Problem(path, bullet.line, key, f"bullet is {plain_length(bullet.markdown)} characters long", hint))
     return problems
 

@@ -54,7 +54,8 @@ def _section(doctree: nodes.Node, section_id: str) -> nodes.section | None:
 
 
 def _body(section: nodes.section | None) -> list[nodes.Node]:
-    return [c for c in section.children if not isinstance(c, nodes.title)] if section is not None else []
+    """A section's content, without its title and the LaTeX labels of its cells (they belong to the full book)."""
+    return [c for c in section.children if not isinstance(c, nodes.title | proofs.proof_anchor)] if section is not None else []
 
 
 def _clean(node: nodes.Node, question_ids: set[str]) -> nodes.Node:

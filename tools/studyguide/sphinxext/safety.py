@@ -16,18 +16,20 @@ from .. import safety
 from . import state
 
 
-def _inside(root: Path, path: Path) -> bool:
-    return path.resolve().is_relative_to(root)
+def _inside(root: Path, path: Path, outputs: Path | None = None) -> bool:
+    full = path.resolve()
+    return full.is_relative_to(root) or (outputs is not None and full.is_relative_to(outputs))
 
 
 def _files(app: Sphinx, doctree: nodes.document, docname: str) -> list[str]:
-    """Files the page read or will publish that lie outside the book folder."""
+    """Files the page read or will publish that lie outside the book folder (myst-nb's own output images aside)."""
     env = app.env
     root = Path(app.srcdir).resolve()
-    bad = [str(dep) for dep in sorted(env.dependencies.get(docname, ())) if not _inside(root, root / dep)]
+    outputs = Path(env.mystnb_config.output_folder).resolve()  # type: ignore[attr-defined]  # myst-nb: images of cell outputs
+    bad = [str(dep) for dep in sorted(env.dependencies.get(docname, ())) if not _inside(root, root / dep, outputs)]
     for image in doctree.findall(nodes.image):
         uris = [*image.get("candidates", {}).values()] or [image.get("uri", "")]
-        bad += [u for u in uris if u and safety.is_local(u) and not _inside(root, root / u)]
+        bad += [u for u in uris if u and safety.is_local(u) and not _inside(root, root / u, outputs)]
     for ref in doctree.findall(addnodes.download_reference):
         target = ref.get("reftarget", "")
         if target and safety.is_local(target) and not _inside(root, Path(env.relfn2path(target, docname)[1])):
