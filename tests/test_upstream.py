@@ -10,7 +10,6 @@ from pathlib import Path
 
 import nbformat
 from pages import BODY, page
-
 from studyguide import notebook
 from studyguide import page as page_mod
 
@@ -52,7 +51,6 @@ def test_jupyter_cache_keys_hash_code_and_cell_options_and_match_by_that_key(tmp
 
 def test_sphinx_read_times_are_microseconds_like_our_file_times(tmp_path: Path) -> None:
     from sphinx.builders import Builder
-
     from studyguide.sphinxext.fresh import modified_us
 
     source = inspect.getsource(Builder.read_doc)
