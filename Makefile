@@ -56,7 +56,7 @@ new: $(STAMP)
 
 serve: setup
 	$(SG) build html
-	$(VENV)/bin/sphinx-autobuild -c . -d _build/doctrees --pre-build "$(SG) execute" \
+	STUDYGUIDE_ROOT=$(CURDIR) $(VENV)/bin/sphinx-autobuild -c tools/studyguide/sphinx_project -d _build/doctrees --pre-build "$(SG) execute" \
 	  --ignore "*/_executed/*" --watch tools book _build/html
 
 bench: setup

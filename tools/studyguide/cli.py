@@ -165,7 +165,7 @@ def cmd_init(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Start a new study guide in a new folder: config, topics, a preface, a sample page per tier, README, Makefile."""
     from . import init
 
-    target = args.folder if args.folder.is_absolute() else Path.cwd() / args.folder
+    target = args.folder if args.folder.is_absolute() else root / args.folder
     written = init.create(target, args.title, args.language, args.author)
     print(f"created {len(written)} files in {target}; now run `make` there (or `studyguide --root {target} build`)")
     return 0

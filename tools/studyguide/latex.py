@@ -12,7 +12,7 @@ from .errors import BuildError
 
 _MISSING_RE = re.compile(r"Missing character: There is no (\S+) \(U\+([0-9A-Fa-f]+)\)")  # log lines wrap
 _TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
-_DOC_LABEL_RE = re.compile(r"\\label\{\\detokenize\{(.+?)::doc\}\}")
+_DOC_LABEL_RE = re.compile(r"\\label\{\\detokenize\{([^{}]+?)::doc\}\}")
 WhereFn = Callable[[Path, int], str]  # (.tex file, line) -> "book/x.md" or ""
 
 

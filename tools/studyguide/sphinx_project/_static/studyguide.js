@@ -33,3 +33,23 @@
     }
   });
 })();
+
+// The sidebar toggles (☰ for the chapters, 本页目录 for the page contents). pydata-sphinx-theme and
+// sphinx-book-theme each bind only the first `.primary-toggle` / `.secondary-toggle` of the page, which is the
+// hidden one in the theme's header; the buttons a reader sees do nothing. Every other toggle forwards its click
+// to the bound one, which opens the dialog on a phone and folds the sidebar on a wide screen.
+(() => {
+  document.addEventListener("DOMContentLoaded", () => {
+    for (const kind of ["primary", "secondary"]) {
+      const toggles = Array.from(document.querySelectorAll(`.${kind}-toggle`));
+      const bound = toggles[0];
+      for (const button of toggles.slice(1)) {
+        button.addEventListener("click", (event) => {
+          event.preventDefault();
+          event.stopImmediatePropagation();
+          bound.click();
+        }, true);
+      }
+    }
+  });
+})();
