@@ -63,7 +63,7 @@ html_theme_options = {
     "toc_title": _WORDS.t("site.toc_title"),
     "path_to_docs": _SG.book_dir,
 }
-html_sidebars = {"**": ["navbar-logo.html", "search-button-field.html", "studyguide-downloads.html", "sbt-sidebar-nav.html"]}
+html_sidebars = {"**": ["navbar-logo.html", "search-button-field.html", "studyguide-downloads.html", "studyguide-sidebar-nav.html"]}
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 

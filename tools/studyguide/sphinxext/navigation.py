@@ -82,21 +82,25 @@ def ancestors(env: Any, docname: str) -> list[str]:
 
 
 def install(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    """Replace the theme's sidebar function on this page by the cached rendering (website only)."""
-    original = context.get("generate_toctree_html")
-    if app.builder.name != "html" or original is None or not app.config.studyguide_cached_nav:
+    """Give the page's context ``studyguide_sidebar``: the theme's navigation, rendered on the first page only.
+
+    The theme's function is looked up when the template calls ours: it is added to the context after this
+    handler, and the theme also renders every sidebar template once to see whether it is empty.
+    """
+    if app.builder.name != "html":
         return
     suffix = app.builder.link_suffix
 
     def sidebar(kind: str, startdepth: int = 1, show_nav_level: int = 1, **kwargs: Any) -> Any:
-        if kind != "sidebar" or startdepth != 0:
+        original = context["generate_toctree_html"]
+        if kind != "sidebar" or startdepth != 0 or not app.config.studyguide_cached_nav:
             return original(kind, startdepth=startdepth, show_nav_level=show_nav_level, **kwargs)
         key = (id(app.builder), repr((show_nav_level, sorted(kwargs.items()))))
         if key not in CACHE:
             CACHE[key] = canonical(str(original(kind, startdepth=startdepth, show_nav_level=show_nav_level, **kwargs)), pagename, suffix)
         return for_page(CACHE[key], pagename, ancestors(app.env, pagename), suffix)
 
-    context["generate_toctree_html"] = sidebar
+    context["studyguide_sidebar"] = sidebar
 
 
 def forget(app: Sphinx, exc: Any) -> None:
@@ -106,7 +110,7 @@ def forget(app: Sphinx, exc: Any) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    """Wrap the theme's function after it is added to each page's context (priority 900 > the theme's 500)."""
+    """Add the function to every page's context (before the theme's handlers, which run at the same priority later)."""
     app.add_config_value("studyguide_cached_nav", True, "html", types=frozenset({bool}))  # False: the theme's own, per page
-    app.connect("html-page-context", install, priority=900)
+    app.connect("html-page-context", install)
     app.connect("build-finished", forget)
