@@ -16,10 +16,44 @@ from sphinx.search import SearchLanguage
 from sphinx.search.zh import SearchChinese
 
 
+# The browser splits a query on spaces and punctuation only, so a word jieba did not index whole (学习率,
+# 混合精度, 梯度累积: the index holds 学习 and 率) found nothing. This splitter cuts each run of Chinese
+# characters into the longest pieces the index holds (from the left; single characters, which Sphinx does not
+# index, are dropped), and the search requires them all.
+# Written without < > & or quotes: Sphinx escapes them when it writes language_data.js.
+SPLITTER = """
+var splitQuery = (query) => {
+  const words = query.split(/[^\\p{Letter}\\p{Number}_\\p{Emoji_Presentation}]+/gu).filter((t) => t);
+  const index = typeof Search === typeof {} ? Search._index : null;
+  const known = (w) => index ? (w in index.terms || w in index.titleterms) : false;
+  const out = [];
+  for (const word of words) {
+    if (known(word) || !/\\p{Script=Han}/u.test(word)) {
+      out.push(word);
+      continue;
+    }
+    const pieces = [];
+    let i = 0;
+    while (i !== word.length) {
+      let j = word.length;
+      while (j - i !== 1 ? !known(word.slice(i, j)) : false) {
+        j -= 1;
+      }
+      if (known(word.slice(i, j))) pieces.push(word.slice(i, j));
+      i = j;
+    }
+    out.push(...(pieces.length ? pieces : [word]));
+  }
+  return out;
+};
+"""
+
+
 class ChineseSearch(SearchChinese):
-    """Sphinx's Chinese search, exporting the stemmer its JavaScript actually defines."""
+    """Sphinx's Chinese search, exporting the stemmer its JavaScript actually defines, and splitting queries by the index."""
 
     language_name = "English"  # only used to name the JS stemmer class: EnglishStemmer
+    js_splitter_code = SPLITTER
 
     def __init__(self, options: dict[str, str]) -> None:
         SearchLanguage.__init__(self, options)
