@@ -150,3 +150,12 @@ def test_on_a_wide_screen_the_menu_button_folds_the_sidebar(browser, site) -> No
     pg.wait_for_timeout(500)
     assert sidebar.is_visible()
     context.close()
+
+
+def test_search_snippets_are_the_pages_own_text(page, site) -> None:
+    page.goto(f"{site}/search.html?q=转置", wait_until="networkidle")  # first met in the title, next to the theme's buttons
+    summary = page.locator("#search-results li p.context").first
+    summary.wait_for(timeout=15000)
+    text = summary.inner_text()
+    assert "System Settings" not in text and "亮色" not in text and "本页目录" not in text and "输出来源" not in text
+    assert "转置" in text

@@ -110,7 +110,7 @@ def test_sheets_and_indexes_are_website_only_in_the_home_page() -> None:
 def test_selftest_sources_list_bare_questions_and_wire_the_answers() -> None:
     out = files()
     root = out["selftest/index.md"]
-    assert root.startswith("---\norphan: true\n---\n% generated")
+    assert root.startswith("---\norphan: true\nnosearch: true\n---\n% generated")
     assert "```{studyguide-selftest}\nselftest/basics\n1-basics/tensor/index\n1-basics/autograd/index\n\nselftest/advanced\n3-advanced/precision/index\n```" in root
     basics = out["selftest/basics.md"]
     assert basics.index("{ref}`a`") < basics.index("{ref}`b`") < basics.index("{ref}`c`")

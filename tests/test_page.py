@@ -68,6 +68,8 @@ def cell(code: str) -> cells.Cell:
     ("import torch\nfor t in torch.ones(2):\n    assert t == 1", []),
     ("import torch\na, b = torch.ones(4).chunk(2)\nc = a\nassert c.numel() == 2", []),
     ("import torch\nx = torch.ones(2)\nassert x.sum() == 2\nassert 1 + 1 == 2", [4]),
+    ("import torch\nassert (n := torch.ones(3).numel()) == 3 and n > 0", []),
+    ("assert (n := 2 + 1) == 3", [1]),
 ])
 def test_cheat_sheet_asserts_must_check_a_computed_value(code: str, lines: list[int]) -> None:
     assert cells.constant_asserts(cell(code)) == lines

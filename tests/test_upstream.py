@@ -79,6 +79,14 @@ def test_imgmath_still_converts_through_the_function_mathcache_wraps() -> None:
     assert "convert_dvi_to_svg" in inspect.getsource(imgmath.render_math)
 
 
+def test_sphinx_searchtools_removes_a_list_of_selectors_before_making_snippets() -> None:
+    import sphinx
+    from studyguide.sphinxext.search import REMOVED
+
+    searchtools = Path(sphinx.__file__).parent / "themes/basic/static/searchtools.js"
+    assert f"for (const removalQuery of {REMOVED})" in searchtools.read_text(encoding="utf-8")
+
+
 def test_sphinx_zh_search_loads_the_default_dictionary_our_search_skips() -> None:
     from sphinx.search.zh import SearchChinese
 

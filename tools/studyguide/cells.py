@@ -234,6 +234,8 @@ def constant_asserts(cell: Cell) -> list[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
             bindings += [(_targets(t), node.value) for t in node.targets]
+        elif isinstance(node, ast.NamedExpr):  # (x := value)
+            bindings.append((_targets(node.target), node.value))
         elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
             bindings.append((_targets(node.target), node.value))
         elif isinstance(node, ast.For | ast.comprehension):

@@ -76,7 +76,7 @@ def render_selftest_root(book: Book, config: Config) -> str:
     """Root of the self-test PDF: tiers of bare questions, each followed by its answers."""
     words = config.locale
     return "\n".join([
-        "---", "orphan: true", "---", HEADER, f"# {words.t('selftest.title', title=config.title)}\n",
+        "---", "orphan: true", "nosearch: true", "---", HEADER, f"# {words.t('selftest.title', title=config.title)}\n",
         "```{raw} latex", "\\def\\studyguideselftest{}",
         "\\renewcommand{\\studyguidepart}[1]{\\setcounter{secnumdepth}{1}\\part{" + words.t("selftest.answers_part", label="#1") + "}}", "```\n",
         "```{only} html", words.t("selftest.html_note"), "```\n",
@@ -96,7 +96,7 @@ def _selftest_groups(book: Book) -> list[str]:
 
 def render_selftest_tier(i: int, tier: Tier, questions: list[Question], words: Locale) -> str:
     """The bare questions of one tier, with room to think and a link to each answer."""
-    out = ["---", "orphan: true", "---", HEADER, "```{raw} latex",
+    out = ["---", "orphan: true", "nosearch: true", "---", HEADER, "```{raw} latex",
            f"\\setcounter{{secnumdepth}}{{1}}\\part{{{words.t('selftest.questions_part', label=tier.label)}}}", "```\n",
            f"(selftest-{tier.id})=", f"# {words.t('selftest.heading', label=tier.label)}\n", words.t("selftest.intro") + "\n"]
     frequent = f" · {words.t('frequent')}"
@@ -122,14 +122,14 @@ def render_quick_root(book: Book, config: Config) -> str:
     tiers = [t.id for t in book.tiers if any(q.tier == t.id for q in book.questions)]
     words = config.locale
     return "\n".join([
-        "---", "orphan: true", "---", HEADER, f"# {words.t('quick.title', title=config.title)}\n", words.t("quick.intro") + "\n",
+        "---", "orphan: true", "nosearch: true", "---", HEADER, f"# {words.t('quick.title', title=config.title)}\n", words.t("quick.intro") + "\n",
         "```{toctree}", ":hidden:", ":maxdepth: 2", "", *tiers, "```\n",
     ])
 
 
 def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]]) -> str:
     """One tier of the quick-review edition: chapters by topic, one entry per question."""
-    out = ["---", "orphan: true", "---", HEADER, f"(quick-{tier.id})=", f"# {tier.label}\n"]
+    out = ["---", "orphan: true", "nosearch: true", "---", HEADER, f"(quick-{tier.id})=", f"# {tier.label}\n"]
     for topic, questions in chapters:
         out += [f"## {topic.label}\n"]
         for q in questions:

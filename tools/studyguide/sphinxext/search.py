@@ -12,9 +12,9 @@ from pathlib import Path
 
 import snowballstemmer
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 from sphinx.search import SearchLanguage
 from sphinx.search.zh import SearchChinese
-
 
 # The browser splits a query on spaces and punctuation only, so a word jieba did not index whole (学习率,
 # 混合精度, 梯度累积: the index holds 学习 and 率) found nothing. This splitter cuts each run of Chinese
@@ -67,6 +67,32 @@ class ChineseSearch(SearchChinese):
         self.stemmer = snowballstemmer.stemmer("english")
 
 
+# The snippet under each result is the text of the page's [role=main] element, which the book theme makes the
+# wrapper of the article: the theme switcher ("System Settings 亮色 暗色"), the page contents and the meta and
+# provenance lines came first. searchtools.js removes a fixed list of selectors before taking the text; the
+# site's copy removes these too.
+REMOVED = '[".headerlink", "script", "style"]'
+ALSO_REMOVED = ['.bd-header-article', '.onlyprint', '.bd-sidebar-secondary', '.prev-next-area', '.bd-footer-article', '.studyguide-meta',
+                '.studyguide-provenance', '.studyguide-cpu-fallback', '.studyguide-selftest']
+
+
+def snippets_from_the_page(app: Sphinx, exc: Exception | None) -> None:
+    """Make the site's searchtools.js take its snippets from the page's own text."""
+    if exc is not None or app.builder.name != "html":
+        return
+    path = Path(app.builder.outdir) / "_static" / "searchtools.js"
+    if not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    wanted = REMOVED[:-1] + ", " + ", ".join(f'"{s}"' for s in ALSO_REMOVED) + "]"
+    if wanted in text:
+        return
+    if REMOVED not in text:
+        raise ExtensionError("searchtools.js no longer removes a list of selectors before making snippets (Sphinx changed: see studyguide/sphinxext/search.py)")
+    path.write_text(text.replace(REMOVED, wanted, 1), encoding="utf-8")
+
+
 def setup(app: Sphinx) -> None:
-    """Replace the zh search language."""
+    """Replace the zh search language, and patch the site's snippets once the site is written."""
     app.add_search_language(ChineseSearch)
+    app.connect("build-finished", snippets_from_the_page)
