@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 from collections.abc import Iterator
@@ -104,6 +105,15 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
     def _wanted(self, docname: str) -> bool:
         return docname.startswith(f"{QUICK_DIR}/") if self.quick else not docname.startswith(WEB_ONLY)
 
+    def prepare_writing(self, docnames: AbstractSet[str]) -> None:
+        """Every XHTML page declares the book's language; the navigation and guide titles are in it too."""
+        super().prepare_writing(docnames)
+        words = state.of(self.env).config.locale  # type: ignore[union-attr]
+        lang = words.html_lang
+        self.globalcontext["html_tag"] = (f'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" '
+                                          f'lang="{lang}" xml:lang="{lang}">')
+        self.guide_titles = {"toc": words.t("epub.contents"), "cover": words.t("epub.cover")}
+
     def get_outdated_docs(self) -> Iterator[str]:  # type: ignore[override]
         """Only the pages of this edition."""
         return (d for d in super().get_outdated_docs() if self._wanted(d))
@@ -129,6 +139,21 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
             unused += [p.relative_to(self.outdir).as_posix() for p in sorted((self.outdir / self.imagedir / "math").glob("*"))]
         self.config.epub_exclude_files = [*self.config.epub_exclude_files, *unused]
         super().build_content()
+        self._add_accessibility_metadata()
+
+    def _add_accessibility_metadata(self) -> None:
+        """The EPUB Accessibility 1.1 metadata (schema.org) in the package document, with the book's summary."""
+        opf = self.outdir / "content.opf"
+        text = opf.read_text(encoding="utf-8")
+        if "schema:accessMode" in text:
+            return
+        summary = html.escape(state.of(self.env).config.locale.t("epub.accessibility"))  # type: ignore[union-attr]
+        metas = [("schema:accessMode", "textual"), ("schema:accessMode", "visual"), ("schema:accessModeSufficient", "textual"),
+                 ("schema:accessibilityFeature", "structuralNavigation"), ("schema:accessibilityFeature", "tableOfContents"),
+                 ("schema:accessibilityFeature", "readingOrder"), ("schema:accessibilityFeature", "alternativeText"),
+                 ("schema:accessibilityFeature", "index"), ("schema:accessibilityHazard", "none"), ("schema:accessibilitySummary", summary)]
+        block = "".join(f'    <meta property="{p}">{v}</meta>\n' for p, v in metas)
+        opf.write_text(text.replace("  </metadata>", block + "  </metadata>", 1), encoding="utf-8")
 
     def get_refnodes(self, doctree: nodes.Node, result: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Like Sphinx's, but a captioned toctree becomes one level-1 entry holding its pages."""
