@@ -11,15 +11,18 @@ STAMP  := $(VENV)/.installed
 FLAGS  := $(if $(FROZEN),--frozen,)
 PYTEST ?=
 
-.PHONY: all setup deps test unit check sync indexes execute sheets deck html epub pdf ereader serve bench status doctor new clean
+.PHONY: all setup deps node test unit check sync indexes execute sheets deck html epub pdf ereader serve bench status doctor new clean
 
 all: setup
 	$(SG) build $(FLAGS)
 
-setup: deps $(STAMP)
+setup: deps $(STAMP) node
 
 deps:
 	@tools/setup.sh debian
+
+node:
+	@tools/setup.sh node
 
 $(STAMP): pyproject.toml tools/constraints.txt
 	tools/setup.sh python

@@ -141,6 +141,14 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
         super().build_content()
         self._add_accessibility_metadata()
 
+    def build_navigation_doc(self) -> None:
+        """The navigation document, its toc landmark carrying the ARIA role that matches its epub:type."""
+        super().build_navigation_doc()
+        nav = self.outdir / "nav.xhtml"
+        text = nav.read_text(encoding="utf-8")
+        if 'role="doc-toc"' not in text:
+            nav.write_text(text.replace('<nav epub:type="toc">', '<nav epub:type="toc" role="doc-toc">', 1), encoding="utf-8")
+
     def _add_accessibility_metadata(self) -> None:
         """The EPUB Accessibility 1.1 metadata (schema.org) in the package document, with the book's summary."""
         opf = self.outdir / "content.opf"
@@ -186,6 +194,8 @@ def clean_page(app: Sphinx, pagename: str, templatename: str, context: dict[str,
     ]
     if "body" in context:
         context["body"] = _SVG_RE.sub("", context["body"])
+        # a toctree caption is a heading for assistive technology: it needs its level (the site's theme adds it)
+        context["body"] = context["body"].replace('<p class="caption" role="heading">', '<p aria-level="2" class="caption" role="heading">')
 
 
 def setup(app: Sphinx) -> None:
