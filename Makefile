@@ -11,15 +11,18 @@ STAMP  := $(VENV)/.installed
 FLAGS  := $(if $(FROZEN),--frozen,)
 PYTEST ?=
 
-.PHONY: all setup deps test unit check sync indexes execute sheets deck html epub pdf ereader serve bench status doctor new clean
+.PHONY: all setup deps node test unit check sync indexes execute sheets deck html epub pdf ereader serve bench status doctor new clean
 
 all: setup
 	$(SG) build $(FLAGS)
 
-setup: deps $(STAMP)
+setup: deps $(STAMP) node
 
 deps:
 	@tools/setup.sh debian
+
+node:
+	@tools/setup.sh node
 
 $(STAMP): pyproject.toml tools/constraints.txt
 	tools/setup.sh python
@@ -56,7 +59,7 @@ new: $(STAMP)
 
 serve: setup
 	$(SG) build html
-	$(VENV)/bin/sphinx-autobuild -c . -d _build/doctrees --pre-build "$(SG) execute" \
+	STUDYGUIDE_ROOT=$(CURDIR) $(VENV)/bin/sphinx-autobuild -c tools/studyguide/sphinx_project -d _build/doctrees --pre-build "$(SG) execute" \
 	  --ignore "*/_executed/*" --watch tools book _build/html
 
 bench: setup

@@ -108,3 +108,54 @@ def test_self_test_mode_folds_answers_and_is_remembered(page, site) -> None:
     page.locator("#studyguide-selftest-toggle").uncheck()
     assert page.locator("section#pitfalls > ul").first.is_visible()
     assert page.errors == []
+
+
+@pytest.mark.parametrize("query, title", [("反传两次", "图能反传两次吗"), ("不连续", "转置之后为什么不连续")])
+def test_search_finds_words_the_index_holds_only_in_pieces(page, site, query: str, title: str) -> None:
+    page.goto(f"{site}/search.html?q={query}", wait_until="networkidle")  # jieba indexed 反传 and 两次, not 反传两次
+    results = page.locator("#search-results li a")
+    results.first.wait_for(timeout=15000)
+    assert any(title in t for t in results.all_inner_texts()[:3]), results.all_inner_texts()
+    assert page.errors == []
+
+
+def test_on_a_phone_the_menu_and_the_page_contents_open(browser, site) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    pg = context.new_page()
+    pg.goto(f"{site}/{QUESTION}", wait_until="networkidle")
+    menu = pg.locator("#pst-primary-sidebar-modal")
+    assert not menu.is_visible()
+    pg.locator(".primary-toggle:visible").first.click()
+    menu.wait_for(state="visible", timeout=5000)
+    assert menu.locator("a", has_text="张量基础与内存布局").first.is_visible()  # the chapters are there
+    assert menu.locator("nav.studyguide-downloads").is_visible() and menu.locator("#studyguide-selftest-toggle").count() == 1
+    pg.keyboard.press("Escape")
+    contents = pg.locator("#pst-secondary-sidebar-modal")
+    pg.locator(".secondary-toggle:visible").first.click()
+    contents.wait_for(state="visible", timeout=5000)
+    assert contents.locator("a", has_text="先给结论").first.is_visible()
+    context.close()
+
+
+def test_on_a_wide_screen_the_menu_button_folds_the_sidebar(browser, site) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.goto(f"{site}/{QUESTION}", wait_until="networkidle")
+    sidebar = pg.locator("#pst-primary-sidebar")
+    assert sidebar.is_visible()
+    pg.locator(".primary-toggle:visible").first.click()
+    pg.wait_for_timeout(500)
+    assert not sidebar.is_visible()
+    pg.locator(".primary-toggle:visible").first.click()
+    pg.wait_for_timeout(500)
+    assert sidebar.is_visible()
+    context.close()
+
+
+def test_search_snippets_are_the_pages_own_text(page, site) -> None:
+    page.goto(f"{site}/search.html?q=转置", wait_until="networkidle")  # first met in the title, next to the theme's buttons
+    summary = page.locator("#search-results li p.context").first
+    summary.wait_for(timeout=15000)
+    text = summary.inner_text()
+    assert "System Settings" not in text and "亮色" not in text and "本页目录" not in text and "输出来源" not in text
+    assert "转置" in text

@@ -10,6 +10,9 @@ import pytest
 from pages import TOPICS_YML, page
 from studyguide.book import parse_book
 from studyguide.deck import build_deck, fields, guid, markdown_html
+from studyguide.locale import load
+
+ZH = load("zh")
 
 pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
@@ -32,7 +35,7 @@ def book(answer: str = "一句话的答案。"):
 
 
 def test_deck_has_one_note_per_question_with_fields_and_tags(tmp_path: Path) -> None:
-    out = build_deck(book(), tmp_path / "d.apkg", "书", "book")
+    out = build_deck(book(), tmp_path / "d.apkg", "书", "book", ZH)
     found = notes(out, tmp_path)
     assert len(found) == 2
     _, (title, prompt, answer, code), tags = found[0]
@@ -44,19 +47,29 @@ def test_deck_has_one_note_per_question_with_fields_and_tags(tmp_path: Path) -> 
 
 
 def test_guids_come_from_the_id_and_survive_a_new_edition(tmp_path: Path) -> None:
-    first = notes(build_deck(book(), tmp_path / "1.apkg", "书", "book"), tmp_path / "x")
-    second = notes(build_deck(book(answer="改写过的答案。"), tmp_path / "2.apkg", "书", "book"), tmp_path / "y")
+    first = notes(build_deck(book(), tmp_path / "1.apkg", "书", "book", ZH), tmp_path / "x")
+    second = notes(build_deck(book(answer="改写过的答案。"), tmp_path / "2.apkg", "书", "book", ZH), tmp_path / "y")
     assert [g for g, _, _ in first] == [g for g, _, _ in second]
     assert first[0][1][2] != second[0][1][2]  # the text changed, the card identity did not
     assert len({g for g, _, _ in first}) == 2
-    assert first[0][0] == guid(book().questions[0])
+    assert first[0][0] == guid(book().questions[0], "book")
+
+
+def test_two_books_with_a_question_of_the_same_id_keep_two_cards(tmp_path: Path) -> None:
+    ours = notes(build_deck(book(), tmp_path / "1.apkg", "书", "book", ZH), tmp_path / "x")
+    theirs = notes(build_deck(book(), tmp_path / "2.apkg", "别的书", "other-book", ZH), tmp_path / "y")
+    assert not {g for g, _, _ in ours} & {g for g, _, _ in theirs}
+    legacy = notes(build_deck(book(), tmp_path / "3.apkg", "书", "book", ZH, namespace=""), tmp_path / "z")
+    import genanki
+
+    assert legacy[0][0] == genanki.guid_for("studyguide", "a")  # the ids of decks published before namespaces
 
 
 def test_prompt_markdown_and_snippet_become_html() -> None:
     assert markdown_html("`view` 与 {ref}`别的题 <x>` 有何不同？") == "<p><code>view</code> 与 <code>别的题</code> 有何不同？</p>"
     q = book().questions[0]
     q = type(q)(**{**q.__dict__, "snippet": "x = a < b"})
-    assert fields(q)[3] == "<pre><code>x = a &lt; b</code></pre>"
+    assert fields(q, ZH)[3] == "<pre><code>x = a &lt; b</code></pre>"
 
 
 def test_built_deck_matches_the_book(built_minibook: Path, tmp_path: Path) -> None:
@@ -68,7 +81,7 @@ def test_built_deck_matches_the_book(built_minibook: Path, tmp_path: Path) -> No
 def test_the_deck_description_names_the_edition(tmp_path: Path) -> None:
     import json
 
-    build_deck(book(), tmp_path / "d.apkg", "书", "book", "2026.12 版")
+    build_deck(book(), tmp_path / "d.apkg", "书", "book", ZH, "2026.12 版")
     with zipfile.ZipFile(tmp_path / "d.apkg") as z:
         z.extract("collection.anki2", tmp_path)
     with sqlite3.connect(tmp_path / "collection.anki2") as db:

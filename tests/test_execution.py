@@ -139,7 +139,7 @@ def test_a_kernel_that_fails_to_start_is_retried(tmp_path: Path) -> None:
     (tmp_path / "flaky.py").write_text(FLAKY_KERNEL, encoding="utf-8")
     argv = [sys.executable, str(tmp_path / "flaky.py"), str(tmp_path / "started-once"), "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "flaky", "language": "python"}))
-    (root / "pyproject.toml").write_text("[tool.studyguide]\njobs = 1\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text("[tool.studyguide]\njobs = 1\nprovenance = [\"torch\"]\n", encoding="utf-8")
     env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter")}
     run = [sys.executable, "-m", "studyguide.cli", "--root", str(root), "execute", "book/1-basics/tensor/good.md"]
     proc = subprocess.run(run, capture_output=True, text=True, env=env, check=False)
@@ -165,11 +165,12 @@ def test_new_stored_outputs_for_unchanged_code_reach_every_format(project: Path)
 
 def test_timing_pages_run_alone_after_the_batch_with_fixed_threads(tmp_path: Path) -> None:
     from conftest import FIXTURES
+    from studyguide.locale import load
     from studyguide.provenance import describe
 
     root = tmp_path / "book"
     shutil.copytree(FIXTURES / "bad-pages" / "_base", root)
-    (root / "pyproject.toml").write_text("[tool.studyguide]\ntiming_threads = 1\njobs = 2\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text("[tool.studyguide]\ntiming_threads = 1\njobs = 2\nprovenance = [\"torch\"]\n", encoding="utf-8")
     good = root / "book/1-basics/tensor/good.md"
     timed = good.read_text(encoding="utf-8").replace("id: good", "id: timed").replace(
         "x = 1 + 1\nassert x == 2",
@@ -183,8 +184,8 @@ def test_timing_pages_run_alone_after_the_batch_with_fixed_threads(tmp_path: Pat
     meta = {p.stem: nbformat.read(p, as_version=4).metadata["studyguide"] for p in (root / "book/_executed").glob("*.ipynb")}
     assert meta["timed"]["alone"] is True and meta["timed"]["threads"] == 1
     assert "alone" not in meta["good"]
-    assert describe(meta["timed"]).endswith("计时页：单独运行，1 个线程")
-    assert "计时页" not in describe(meta["good"])
+    assert describe(meta["timed"], load("zh"), ("torch",)).endswith("计时页：单独运行，1 个线程")
+    assert "计时页" not in describe(meta["good"], load("zh"), ("torch",))
 
 
 def test_stored_outputs_of_deleted_pages_are_pruned_and_reported(project: Path) -> None:

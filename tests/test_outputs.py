@@ -226,7 +226,9 @@ def test_quick_review_pdf_holds_the_answers_and_the_page_of_each_question_in_the
     assert where and where.group(1) == _book_page_of(book, "转置之后为什么不连续？")
     targets = [a["/A"].get("/F") for page in PdfReader(quick).pages for a in page.get("/Annots", [])
                if a.get_object().get("/A", {}).get("/S") == "/GoToR"]
-    assert targets.count("minibook.pdf") == 3  # each question links to its page in the full book
+    proofs = text.count("证据：全书第")
+    assert proofs == 6  # the cited bullets of 先给结论 and 易错点 of the three questions (two each)
+    assert targets.count("minibook.pdf") == 3 + proofs  # each question, and each proof, links to its page in the full book
     assert all(f["emb"] == "yes" for f in pdf_fonts(quick)) and words_outside(quick) == []
     assert (built_minibook / "_build/html/downloads/minibook-quickreview.pdf").is_file()
 

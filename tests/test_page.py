@@ -15,14 +15,14 @@ def outline(body: str) -> page_mod.Outline:
 def test_bullets_of_both_proof_sections_carry_their_proofs_and_lines() -> None:
     out = outline(BODY.replace("- 结论。{{proof}}`sum`", "- 结论，`a`。{{proof}}`sum` {{proof}}`other`\n  续行 {{ref}}`q1`"))
     text = page(body=BODY.format(ref="q1"))
-    assert [(b.section, b.proofs) for b in out.bullets] == [("先给结论", ("sum", "other")), ("易错点", ("sum",))]
+    assert [(b.section, b.proofs) for b in out.bullets] == [("short-answer", ("sum", "other")), ("pitfalls", ("sum",))]
     assert out.bullets[0].line == next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("- 结论"))
     assert out.bullets[0].markdown.endswith("续行 {ref}`q1`")
 
 
 def test_nested_bullets_belong_to_their_parent() -> None:
     out = outline(BODY.replace("- 错误说法。{{proof}}`sum`", "- 错误说法。{{proof}}`sum`\n  - 细节，不必单独引用。"))
-    assert [b.section for b in out.bullets] == ["先给结论", "易错点"]
+    assert [b.section for b in out.bullets] == ["short-answer", "pitfalls"]
 
 
 def test_proof_marks_do_not_count_towards_the_bullet_length() -> None:
@@ -68,6 +68,8 @@ def cell(code: str) -> cells.Cell:
     ("import torch\nfor t in torch.ones(2):\n    assert t == 1", []),
     ("import torch\na, b = torch.ones(4).chunk(2)\nc = a\nassert c.numel() == 2", []),
     ("import torch\nx = torch.ones(2)\nassert x.sum() == 2\nassert 1 + 1 == 2", [4]),
+    ("import torch\nassert (n := torch.ones(3).numel()) == 3 and n > 0", []),
+    ("assert (n := 2 + 1) == 3", [1]),
 ])
 def test_cheat_sheet_asserts_must_check_a_computed_value(code: str, lines: list[int]) -> None:
     assert cells.constant_asserts(cell(code)) == lines

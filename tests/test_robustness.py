@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, copy_project, studyguide
+from conftest import FIXTURES, REPO, copy_project, studyguide
 from outputs import epub_files, pdf_text
 
 pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
@@ -28,10 +28,12 @@ def test_failed_pdf_build_keeps_the_last_good_pdf(built_minibook: Path, tmp_path
     before = pdf.read_bytes()
     page = root / SHAPE
     page.write_text(page.read_text(encoding="utf-8").replace("## 易错点", "```{raw} latex\n\\undefinedmacroxyz\n```\n\n## 易错点"), encoding="utf-8")
+    with (root / "pyproject.toml").open("a", encoding="utf-8") as f:
+        f.write("allow_raw_latex = true\n")  # a trusted author's raw LaTeX, with a typo
     proc = studyguide(root, "build", "pdf", check=False)
     assert proc.returncode == 1
     [line] = proc.stderr.splitlines()
-    assert line.startswith("PDF: xelatex failed: minibook.tex:") and "Undefined control sequence" in line
+    assert line.startswith(f"{SHAPE}: PDF: xelatex failed: ") and "Undefined control sequence" in line  # the page, not the .tex
     assert "the last good PDF was kept" in line
     assert pdf.read_bytes() == before
     assert (root / "_build/html/downloads/minibook.pdf").read_bytes() == before
@@ -84,7 +86,7 @@ def test_two_builds_from_the_same_sources_give_the_same_text(built_minibook: Pat
 
 
 def test_missing_glyph_lines_are_found_even_when_the_log_wraps(tmp_path: Path) -> None:
-    from studyguide.build import missing_glyphs
+    from studyguide.latex import missing_glyphs
 
     log = tmp_path / "book.log"
     log.write_text("Missing character: There is no ᵀ (U+1D40) in font Noto Serif CJK SC/OT:script=l\natn;language=dflt;!\n"
@@ -141,3 +143,12 @@ def test_a_nested_book_folder_builds_with_the_project_config(tmp_path: Path) -> 
     index = (root / "_build/html/index.html").read_text(encoding="utf-8")
     assert "迷你测试书" in index
     assert (root / "_build/.jupyter_cache").is_dir() and not (root / "content/_build").exists()
+
+
+def test_control_characters_in_outputs_are_dropped_so_every_format_can_print_them(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "bad-pages" / "_base", tmp_path, dirs_exist_ok=True)
+    page = tmp_path / "book/1-basics/tensor/good.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("assert x == 2\n", "assert x == 2\nprint('a\\x00b\\x07c\\x1b[1md\\te')\n", 1), encoding="utf-8")
+    studyguide(tmp_path, "execute")
+    stored = (tmp_path / "book/_executed/good.ipynb").read_text(encoding="utf-8")
+    assert "abc\\u001b[1md\\te" in stored and "\\u0000" not in stored and "\\u0007" not in stored  # colours and tabs stay

@@ -13,10 +13,21 @@ from studyguide import sheets
 from studyguide.book import parse_book
 from studyguide.cells import read
 from studyguide.errors import BookError
+from studyguide.locale import load
+
+ZH = load("zh")
+
+
+def load_book_of(project):  # noqa: ANN001, ANN201
+    """The book of a project, read with its own rules."""
+    from studyguide.book import load_book
+
+    return load_book(project.book, rules=project.rules)
+TOP = ((("basics",), ()),)  # one frequent sheet for the basics tier
 
 pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
-EMPTY_SNIPPET = "```{{code-cell}} python\n:tags: [cheatsheet]\nassert True\n```\n\n## 易错点"
+EMPTY_SNIPPET = "```{{code-cell}} python\n:tags: [cheatsheet]\nimport math\nassert math.isfinite(1.0)\n```\n\n## 易错点"
 SNIPPET_CELL = "```{{code-cell}} python\n:tags: [cheatsheet]\ny = x * 2\nassert y == 4\n```\n\n## 易错点"
 
 
@@ -42,23 +53,23 @@ def test_snippet_size_is_checked() -> None:
 
 
 def test_plan_has_one_sheet_per_topic_and_a_frequent_sheet() -> None:
-    plan = sheets.plan(book_with(3))
+    plan = sheets.plan(book_with(3), ZH, TOP)
     assert [s.name for s in plan] == ["tensor", "top-basics"]
     assert [g.heading for g in plan[0].groups] == ["入门"]
     assert [q.id for q in plan[1].questions] == ["q0", "q2"]  # only 高频, grouped by chapter
 
 
 def test_footer_names_topic_edition_and_latest_output_date() -> None:
-    sheet = sheets.plan(book_with(2))[0]
-    data = sheets.data(sheet, "书名", "2026.11", {"q0": "2026-11-01", "q1": "2026-11-30"})
+    sheet = sheets.plan(book_with(2), ZH, TOP)[0]
+    data = sheets.data(sheet, "书名", "2026.11 版", {"q0": "2026-11-01", "q1": "2026-11-30"}, ZH, {})
     assert data["footer"] == "张量 速查表 · 书名 2026.11 版 · 输出执行于 2026-11-30"
 
 
 def test_a_sheet_that_does_not_fit_fails_with_size_and_longest_items() -> None:
     book = book_with(60, answer="这是一个故意写得很长的答案，" * 6 + "用来撑满页面。", snippet=True)
-    sheet = sheets.plan(book)[0]
+    sheet = sheets.plan(book, ZH, TOP)[0]
     with pytest.raises(sheets.SheetOverflowError) as err:
-        sheets.typeset(sheet, sheets.data(sheet, "书", "1", {}))
+        sheets.typeset(sheet, sheets.data(sheet, "书", "1 版", {}, ZH, {}))
     message = str(err.value)
     assert message.startswith("cheat sheet 'tensor' (张量) overflows its page by ")
     assert " columns of 3 (60 questions); longest items: q0 (" in message
@@ -68,15 +79,15 @@ def test_a_sheet_that_does_not_fit_fails_with_size_and_longest_items() -> None:
 def test_a_failed_sheet_build_writes_nothing(tmp_path: Path) -> None:
     book = book_with(60, answer="这是一个故意写得很长的答案，" * 6 + "用来撑满页面。")
     with pytest.raises(sheets.SheetOverflowError):
-        sheets.build_sheets(book, tmp_path, "书", "1", {})
+        sheets.build_sheets(book, tmp_path, "书", "1", {}, ZH, {}, TOP)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_regenerating_gives_identical_bytes_and_skips_unchanged(tmp_path: Path) -> None:
     book = book_with(4, snippet=True)
-    first = sheets.build_sheets(book, tmp_path / "a", "书", "1", {})
-    again = sheets.build_sheets(book, tmp_path / "a", "书", "1", {})
-    other = sheets.build_sheets(book, tmp_path / "b", "书", "1", {})
+    first = sheets.build_sheets(book, tmp_path / "a", "书", "1", {}, ZH, {}, TOP)
+    again = sheets.build_sheets(book, tmp_path / "a", "书", "1", {}, ZH, {}, TOP)
+    other = sheets.build_sheets(book, tmp_path / "b", "书", "1", {}, ZH, {}, TOP)
     assert first.written == ["tensor", "top-basics"] and again.written == [] and again.unchanged == ["tensor", "top-basics"]
     for name in first.written:
         assert (tmp_path / "a" / f"{name}.pdf").read_bytes() == (tmp_path / "b" / f"{name}.pdf").read_bytes()
@@ -84,10 +95,11 @@ def test_regenerating_gives_identical_bytes_and_skips_unchanged(tmp_path: Path) 
 
 
 def test_built_sheets_are_one_page_with_every_question_and_embedded_fonts(built_minibook: Path) -> None:
-    from studyguide.book import load_book
+    from studyguide.project import open_project
 
-    book = load_book(built_minibook / "book")
-    plan = sheets.plan(book)
+    project = open_project(built_minibook)
+    book = load_book_of(project)
+    plan = sheets.plan(book, project.config.locale, sheets.frequent_groups(project.config))
     assert {p.stem for p in (built_minibook / "_build/cheatsheets").glob("*.pdf")} == {s.name for s in plan}
     for sheet in plan:
         pdf = built_minibook / "_build/cheatsheets" / f"{sheet.name}.pdf"

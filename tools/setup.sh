@@ -75,9 +75,25 @@ python_env() {
   touch "$STAMP"
 }
 
+# Ace by DAISY (the EPUB accessibility checker the tests run), from the npm registry at the versions of
+# tools/ace/package-lock.json; --ignore-scripts: its bundled Electron download is not reachable, and the
+# tests drive Debian's Chromium through Puppeteer instead.
+node_tools() {
+  local ace=tools/ace/node_modules/.bin/ace-puppeteer
+  [ -x "$ace" ] && [ "$ace" -nt tools/ace/package-lock.json ] && return 0
+  if ! command -v npm >/dev/null; then
+    echo "setup: error: npm not found (install Node.js 20 and npm, e.g. sudo apt-get install -y nodejs npm)" >&2
+    exit 1
+  fi
+  echo "setup: installing Ace by DAISY into tools/ace/node_modules"
+  npm ci --prefix tools/ace --ignore-scripts --no-audit --no-fund --loglevel=error
+  touch "$ace"
+}
+
 case "${1:-all}" in
   debian) debian ;;
   python) python_env ;;
-  all) debian; python_env ;;
-  *) echo "usage: tools/setup.sh [debian|python|all]" >&2; exit 2 ;;
+  node) node_tools ;;
+  all) debian; python_env; node_tools ;;
+  *) echo "usage: tools/setup.sh [debian|python|node|all]" >&2; exit 2 ;;
 esac

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import nbformat
 
+from . import generate
 from .book import load_book
 from .config import load_config
 from .notebook import STORE_DIR, cache_key, read_page
+from .project import Layout
 
 TARGETS = {"noop": 15.0, "prose_html": 10.0, "clean_all": 180.0}
 
@@ -25,9 +27,14 @@ def make_book(src: Path, dest: Path, pages: int) -> int:
     """Copy the project to ``dest`` and replicate its question pages (new ids, same code) up to ``pages``."""
     config = load_config(src)
     shutil.copy(src / "pyproject.toml", dest / "pyproject.toml")
-    shutil.copytree(src / config.book_dir, dest / config.book_dir, ignore=shutil.ignore_patterns("index.md", "environment.md"))
+    for extra_dir in ("_static", *{Path(p).parts[0] for p in config.plugins}):  # the book's cover and plugins
+        if (src / extra_dir).is_dir():
+            shutil.copytree(src / extra_dir, dest / extra_dir)
+    shutil.copytree(src / config.book_dir, dest / config.book_dir)
     book_dir = dest / config.book_dir
-    questions = load_book(book_dir).questions
+    for generated in generate.existing_generated(book_dir):  # made again at build time
+        (book_dir / generated).unlink()
+    questions = load_book(book_dir, rules=Layout(dest, config).rules).questions
     total, copies = len(questions), 0
     extra: list[str] = []
     while total < pages:

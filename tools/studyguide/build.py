@@ -1,10 +1,9 @@
-"""Build the website, the EPUB and the PDF with Sphinx; promote outputs only when a build succeeds."""
+"""Build the website, the EPUBs and the PDFs with Sphinx; promote outputs only when a build succeeds."""
 
 from __future__ import annotations
 
 import filecmp
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -12,93 +11,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebook, programs, sheets
+from . import editions, latex, notebook, programs, sheets
 from .book import Book
-from .config import Config
+from .build_state import PRELOADED
+from .editions import FORMATS
 from .errors import BuildError
-from .generate import QUICK_DIR
+from .project import Layout
 
-FORMATS = ("sheets", "deck", "html", "epub", "pdf")  # sheets and deck first: the site links them
-ORDER = ("sheets", "deck", "ereader", "html", "epub", "pdf")  # every format; ereader on request (ereader.py)
-_MISSING_RE = re.compile(r"Missing character: There is no (\S+) \(U\+[0-9A-Fa-f]+\)")  # log lines wrap
-_TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Every path of a project's build, derived from its root and config."""
-
-    root: Path
-    config: Config
-
-    @property
-    def book(self) -> Path:
-        """The MyST sources."""
-        return self.root / self.config.book_dir
-
-    @property
-    def build(self) -> Path:
-        """The build folder."""
-        return self.root / self.config.build_dir
-
-    @property
-    def doctrees(self) -> Path:
-        """Doctrees shared by all three builders (one read serves all)."""
-        return self.build / "doctrees"
-
-    @property
-    def cache(self) -> Path:
-        """The jupyter-cache database."""
-        return self.build / ".jupyter_cache"
-
-    @property
-    def html(self) -> Path:
-        """The website."""
-        return self.build / "html"
-
-    @property
-    def pdf(self) -> Path:
-        """The promoted PDF, under a stable name."""
-        return self.build / f"{self.config.basename}.pdf"
-
-    @property
-    def selftest(self) -> Path:
-        """The self-test edition: bare questions per tier, answers after them."""
-        return self.build / f"{self.config.basename}-selftest.pdf"
-
-    @property
-    def quick_pdf(self) -> Path:
-        """The quick-review edition (速览版) as PDF."""
-        return self.build / f"{self.config.basename}-quickreview.pdf"
-
-    @property
-    def quick_epub(self) -> Path:
-        """The quick-review edition as EPUB."""
-        return self.build / f"{self.config.basename}-quickreview.epub"
-
-    @property
-    def ereader(self) -> Path:
-        """The e-reader PDF: the book on a 6-inch page (ereader.py)."""
-        return self.build / f"{self.config.basename}-ereader.pdf"
-
-    @property
-    def deck(self) -> Path:
-        """The Anki deck."""
-        return self.build / f"{self.config.basename}.apkg"
-
-    @property
-    def epub(self) -> Path:
-        """The promoted EPUB, under a stable name."""
-        return self.build / f"{self.config.basename}.epub"
-
-    @property
-    def sheets(self) -> Path:
-        """The cheat-sheet PDFs, one per topic plus the 高频 sheet."""
-        return self.build / "cheatsheets"
-
-    def outdir(self, builder: str, edition: str = "") -> Path:
-        """Sphinx's working output folder for a builder (the site is promoted from ``html-build``)."""
-        return self.build / ("html-build" if builder == "html" else f"{edition}-{builder}" if edition else builder)
+SPHINX_PROJECT = Path(__file__).parent / "sphinx_project"  # the default conf.py and static files of every book
+ORDER = FORMATS
+__all__ = ["Layout", "build", "FORMATS", "ORDER"]
 
 
 @dataclass
@@ -115,15 +37,18 @@ def _env(layout: Layout) -> dict[str, str]:
     return {"TEXMFVAR": str(var / "texmf-var"), "TMPDIR": str(var), "IPYTHONDIR": str(layout.build / "ipython")}
 
 
+
+
 def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True, settings: dict[str, str] | None = None,
-               edition: str = "") -> None:
+               edition: str = "", book: Book | None = None) -> None:
     """Run one Sphinx builder in this process, warnings as errors; raise ``BuildError`` on failure.
 
     ``edition`` selects another edition of the same doctrees (``quickreview`` for the EPUB builder).
+    ``book``, already parsed and checked, is handed to the extension so that it does not parse it again.
     """
     from sphinx.cmd.build import build_main
 
-    argv = ["-b", builder, "-c", str(Path(__file__).resolve().parents[2]), "-d", str(layout.doctrees), "-W", "--keep-going"]
+    argv = ["-b", builder, "-c", str(SPHINX_PROJECT), "-d", str(layout.doctrees), "-W", "--keep-going"]
     extra = {"studyguide_edition": edition} if edition else {}
     for key, value in {"studyguide_root": str(layout.root.resolve()), **extra, **(settings or {})}.items():
         argv += ["-D", f"{key}={value}"]
@@ -131,14 +56,17 @@ def run_sphinx(layout: Layout, builder: str, jobs: int = 1, quiet: bool = True, 
     argv += ["-q"] if quiet else []
     argv += [str(layout.book), str(layout.outdir(builder, edition))]
     saved, saved_tmp = dict(os.environ), tempfile.tempdir
-    os.environ.update(_env(layout))
+    os.environ.update({**_env(layout), "STUDYGUIDE_ROOT": str(layout.root.resolve())})
     tempfile.tempdir = None  # tempfile caches TMPDIR on first use: make it (and jieba, imgmath) read it again
+    if book is not None:
+        PRELOADED[str(layout.book.resolve())] = book
     try:
         code = build_main(argv)
     finally:
         os.environ.clear()
         os.environ.update(saved)
         tempfile.tempdir = saved_tmp
+        PRELOADED.clear()
     if code != 0:
         raise BuildError(f"{builder}: Sphinx stopped with the warnings or errors above; the last good output was kept")
 
@@ -152,50 +80,6 @@ def promote(src: Path, dest: Path, mirror: Path | None = None) -> None:
         os.replace(tmp, target)
 
 
-def _tex_error(log: Path) -> str:
-    """The first error line of a LaTeX log, with its location."""
-    if not log.is_file():
-        return "no log was written"
-    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-        m = _TEX_ERROR_RE.match(line)
-        if m:
-            return f"{m.group(1)}:{m.group(2)}: {m.group(3)}" if m.group(1) else m.group(4)
-    return "see the log"
-
-
-def missing_glyphs(log: Path) -> list[str]:
-    """Characters the fonts lacked, as reported by XeTeX ("Missing character" lines)."""
-    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
-    return sorted({m.group(1) for m in _MISSING_RE.finditer(text)})
-
-
-def _latexmk_start(layout: Layout, stem: str) -> subprocess.Popen:
-    """Start latexmk (xelatex) on one .tex file."""
-    cmd = ["latexmk", "-pdfxe", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{stem}.tex"]
-    return subprocess.Popen(cmd, cwd=layout.outdir("latex"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **_env(layout)})
-
-
-def _latexmk_finish(layout: Layout, stem: str, proc: subprocess.Popen) -> Path:
-    """Wait for latexmk; return the PDF, or raise ``BuildError`` with the first error or missing glyphs."""
-    latex = layout.outdir("latex")
-    log = latex / f"{stem}.log"
-    if proc.wait() != 0:
-        for aux in latex.glob(f"{stem}.*"):  # latexmk may otherwise claim "nothing to do" next time
-            if aux.suffix in {".fdb_latexmk", ".aux", ".xdv", ".pdf"}:
-                aux.unlink()
-        raise BuildError(f"PDF: xelatex failed: {_tex_error(log)} (the last good PDF was kept; full log: {log})")
-    glyphs = missing_glyphs(log)
-    if glyphs:
-        raise BuildError(f"PDF: the fonts lack {len(glyphs)} character(s): {' '.join(glyphs)} (write them differently or add a font with fallback; the last good PDF was kept; log: {log})")
-    return latex / f"{stem}.pdf"
-
-
-def _pdfs_up_to_date(layout: Layout) -> bool:
-    """True when nothing changed since the A4 PDFs were made (``outputs_up_to_date``)."""
-    return outputs_up_to_date(layout, [layout.pdf, layout.selftest, layout.quick_pdf])
-
-
 def outputs_up_to_date(layout: Layout, outputs: list[Path]) -> bool:
     """True when no source, stored output, doctree, project config, Sphinx config or tool changed since all ``outputs`` were made.
 
@@ -203,53 +87,102 @@ def outputs_up_to_date(layout: Layout, outputs: list[Path]) -> bool:
     """
     if not all(p.is_file() for p in outputs):
         return False
-    repo = Path(__file__).resolve().parents[2]
-    inputs = [layout.doctrees / "environment.pickle", repo / "conf.py", layout.root / "pyproject.toml",
-              *repo.joinpath("tools", "studyguide").rglob("*.py"),
+    tool = Path(__file__).resolve().parent
+    inputs = [layout.doctrees / "environment.pickle", layout.root / "pyproject.toml", layout.root / "conf.py",
+              *tool.rglob("*.py"), *tool.rglob("*.toml"), *(SPHINX_PROJECT / "_static").rglob("*"),
               *layout.book.rglob("*.md"), *layout.book.rglob("*.ipynb"), *layout.book.rglob("*.yml")]
     newest = max((p.stat().st_mtime for p in inputs if p.is_file()), default=float("inf"))
     return newest < min(p.stat().st_mtime for p in outputs)
 
 
-def build_pdf(layout: Layout) -> Path:
-    """Sphinx LaTeX, then latexmk with xelatex for the book, its self-test and its quick-review editions.
+def _where(layout: Layout) -> latex.WhereFn:
+    """Map a line of a generated .tex file to the page it came from (``book/<docname>.md``)."""
+    def where(tex: Path, line: int) -> str:
+        doc = latex.doc_at(tex, line)
+        return f"{layout.config.book_dir}/{doc}.md" if doc else ""
+
+    return where
+
+
+def _glyph_pages(layout: Layout, glyphs: list[str]) -> list[str]:
+    """Where the characters the fonts lack are written: ``book/x.md:12`` (sources and stored outputs)."""
+    found = []
+    for path in sorted([*layout.book.rglob("*.md"), *layout.book.rglob("*.ipynb")]):
+        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+            if any(g in line for g in glyphs):
+                found.append(f"{path.relative_to(layout.root).as_posix()}:{n}")
+    return found
+
+
+def _finish(layout: Layout, stem: str, proc: subprocess.Popen) -> Path:
+    """latexmk's result; characters the fonts lack are reported at the page and line that hold them."""
+    try:
+        return latex.finish(layout.outdir("latex"), stem, proc, _where(layout))
+    except BuildError as exc:
+        glyphs = latex.missing_glyphs(layout.outdir("latex") / f"{stem}.log")
+        where = _glyph_pages(layout, glyphs) if glyphs else []
+        if not where:
+            raise
+        more = f" (also at {', '.join(where[1:4])})" if len(where) > 1 else ""
+        raise BuildError(f"{where[0]}: {exc}{more}") from None
+
+
+def build_pdf(layout: Layout, book: Book | None = None) -> Path:
+    """Sphinx LaTeX, then latexmk with xelatex for every PDF edition of a plain run (the registry's).
 
     The quick review starts when the book is done (it prints the book's page numbers). All PDFs are built
     before any is promoted, and only without missing glyphs.
     """
     programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
-    if _pdfs_up_to_date(layout):
+    wanted = editions.latex_editions()
+    outputs = [layout.output(e, "pdf") for e in wanted]
+    if outputs_up_to_date(layout, outputs):
         return layout.pdf
-    run_sphinx(layout, "latex")
-    book, selftest, quick = layout.config.basename, layout.selftest.stem, layout.quick_pdf.stem
-    running = {book: _latexmk_start(layout, book), selftest: _latexmk_start(layout, selftest)}  # one per core
-    if running[book].wait() == 0:
-        running[quick] = _latexmk_start(layout, quick)
+    run_sphinx(layout, "latex", book=book)
+    folder, env = layout.outdir("latex"), _env(layout)
+    stems = {e.key: layout.output(e, "pdf").stem for e in wanted}
+    running = {k: latex.start(folder, stems[k], env) for k in stems if k != editions.QUICK.key}  # one per core
+    if editions.QUICK.key in stems and running[editions.BOOK.key].wait() == 0:
+        running[editions.QUICK.key] = latex.start(folder, stems[editions.QUICK.key], env)
     for proc in running.values():
         proc.wait()  # all finish before any error is raised: no stray xelatex
-    built = [_latexmk_finish(layout, stem, proc) for stem, proc in running.items()]
-    downloads = layout.html / "downloads"
-    for src, dest in zip(built, (layout.pdf, layout.selftest, layout.quick_pdf), strict=True):
-        promote(src, dest, downloads / dest.name)
+    built = {k: _finish(layout, stems[k], proc) for k, proc in running.items()}
+    for edition in wanted:
+        dest = layout.output(edition, "pdf")
+        promote(built[edition.key], dest, layout.downloads / dest.name)
     return layout.pdf
 
 
-def build_epub(layout: Layout) -> Path:
-    """Sphinx EPUB of the book and of its quick-review edition; each promoted only if Sphinx succeeded."""
+def build_ereader(layout: Layout, book: Book | None = None) -> Path:
+    """The e-reader PDF: a LaTeX run of its own with the e-reader settings; promoted only on success."""
+    programs.require("e-reader PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
+    if outputs_up_to_date(layout, [layout.ereader]):
+        return layout.ereader
+    run_sphinx(layout, "latex", settings={"studyguide_latex": editions.EREADER.key}, book=book)
+    stem = layout.ereader.stem
+    built = _finish(layout, stem, latex.start(layout.outdir("latex"), stem, _env(layout)))
+    promote(built, layout.ereader, layout.downloads / layout.ereader.name)
+    return layout.ereader
+
+
+def build_epub(layout: Layout, book: Book | None = None) -> Path:
+    """Sphinx EPUB of every EPUB edition; each promoted only if Sphinx succeeded."""
     programs.require("EPUB math", programs.MATH)
-    for edition, dest in (("", layout.epub), (QUICK_DIR, layout.quick_epub)):
-        run_sphinx(layout, "epub", edition=edition)
-        built = layout.outdir("epub", edition) / dest.name
+    for edition in editions.epub_editions():
+        key = "" if edition is editions.BOOK else edition.key
+        dest = layout.output(edition, "epub")
+        run_sphinx(layout, "epub", edition=key, book=book)
+        built = layout.outdir("epub", key) / dest.name
         if not built.is_file():
             raise BuildError(f"EPUB: Sphinx wrote no {built}; the last good EPUB was kept")
-        promote(built, dest, layout.html / "downloads" / dest.name)
+        promote(built, dest, layout.downloads / dest.name)
     return layout.epub
 
 
-def build_html(layout: Layout, jobs: int = 1) -> Path:
+def build_html(layout: Layout, jobs: int = 1, book: Book | None = None) -> Path:
     """The website, built in its own working folder and copied over the site only when Sphinx succeeded."""
     programs.require("website math", programs.MATH)
-    run_sphinx(layout, "html", jobs)
+    run_sphinx(layout, "html", jobs, book=book)
     sync_tree(layout.outdir("html"), layout.html, keep=("downloads",))
     return layout.html / "index.html"
 
@@ -279,8 +212,10 @@ def sync_tree(src: Path, dest: Path, keep: tuple[str, ...] = ()) -> None:
 def build_sheets(layout: Layout, book: Book) -> Path:
     """Typeset the cheat sheets (Typst) into _build/cheatsheets/ and the site's downloads."""
     programs.require("cheat sheets", programs.SHEETS)
+    config = layout.config
     dates = {qid: str(entry.provenance.get("date", "")) for qid, entry in notebook.read_store(layout.book / notebook.STORE_DIR).items()}
-    sheets.build_sheets(book, layout.sheets, layout.config.title, layout.config.edition, dates, layout.html / "downloads" / "cheatsheets")
+    sheets.build_sheets(book, layout.sheets, config.title, config.edition_text, dates, config.locale, layout.blocks,
+                        sheets.frequent_groups(config), layout.downloads / "cheatsheets")
     return layout.sheets
 
 
@@ -288,19 +223,20 @@ def build_deck(layout: Layout, book: Book) -> Path:
     """The Anki deck (.apkg), also copied to the site's downloads."""
     from .deck import build_deck as write_deck
 
-    write_deck(book, layout.deck, layout.config.title, layout.config.basename, layout.config.edition_text)
-    promote(layout.deck, layout.html / "downloads" / layout.deck.name)
+    config = layout.config
+    namespace = config.basename if config.deck_namespace == "-" else config.deck_namespace
+    write_deck(book, layout.deck, config.title, config.basename, config.locale, config.edition_text, namespace)
+    promote(layout.deck, layout.downloads / layout.deck.name)
     return layout.deck
 
 
-def build(layout: Layout, book: Book, formats: tuple[str, ...] = FORMATS, jobs: int = 1) -> BuildReport:
-    """Build the requested formats in ``ORDER``; each is timed."""
+def build(layout: Layout, book: Book, formats: tuple[str, ...] = editions.DEFAULT_FORMATS, jobs: int = 1) -> BuildReport:
+    """Build the requested formats in the registry's order; each is timed."""
     report = BuildReport()
-    from .ereader import build_ereader  # ereader.py builds on this module
-
-    steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book), "html": lambda: build_html(layout, jobs),
-             "epub": lambda: build_epub(layout), "pdf": lambda: build_pdf(layout), "ereader": lambda: build_ereader(layout)}
-    for fmt in ORDER:
+    steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book),
+             "html": lambda: build_html(layout, jobs, book), "epub": lambda: build_epub(layout, book),
+             "pdf": lambda: build_pdf(layout, book), "ereader": lambda: build_ereader(layout, book)}
+    for fmt in FORMATS:
         if fmt not in formats:
             continue
         start = time.monotonic()

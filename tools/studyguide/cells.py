@@ -39,15 +39,19 @@ class Cell:
         return CHEATSHEET_TAG in self.tags
 
 
-def read(text: str, path: str = "") -> list[Cell]:
-    """The code cells of a MyST page, exactly as myst-nb reads them (raises ``ValueError`` on bad MyST)."""
+def notebook_of(text: str, path: str = "") -> Any:
+    """A MyST page as the notebook myst-nb reads (raises ``ValueError`` on bad MyST)."""
     from .notebook import parse_page
 
     try:
-        nb = parse_page(text, path)
+        return parse_page(text, path)
     except Exception as exc:  # myst-nb raises MystMetadataParsingError and others
         raise ValueError(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__) from None
-    return from_notebook(nb, text)
+
+
+def read(text: str, path: str = "") -> list[Cell]:
+    """The code cells of a MyST page, exactly as myst-nb reads them (raises ``ValueError`` on bad MyST)."""
+    return from_notebook(notebook_of(text, path), text)
 
 
 def from_notebook(nb: Any, text: str) -> list[Cell]:
@@ -128,7 +132,7 @@ def _is_time_time(node: ast.Attribute) -> bool:
     return node.attr == "time" and isinstance(node.value, ast.Name) and node.value.id == "time"
 
 
-def check(cells: list[Cell], path: str, title_line: int) -> list[Problem]:
+def check(cells: list[Cell], path: str, title_line: int, details: str = "详解") -> list[Problem]:
     """Check the cells: valid Python, loud expected-error demos, one self-checking cheat-sheet cell."""
     problems: list[Problem] = []
     for cell in cells:
@@ -143,7 +147,7 @@ def check(cells: list[Cell], path: str, title_line: int) -> list[Problem]:
             problems.append(Problem(path, cell.line + lineno - 1, "try", "try/except passes silently when nothing is raised", hint))
     snippets = [c for c in cells if c.is_snippet]
     if cells and not snippets:  # a page with no cell at all gets the page-shape error instead
-        hint = "tag one self-contained cell at the end of 详解 ':tags: [cheatsheet]', with its own imports and an assert"
+        hint = f"tag one self-contained cell at the end of {details} ':tags: [cheatsheet]', with its own imports and an assert"
         problems.append(Problem(path, title_line, CHEATSHEET_TAG, "no cell tagged cheatsheet", hint))
     for extra in snippets[1:]:
         problems.append(Problem(path, extra.line, CHEATSHEET_TAG, "more than one cell tagged cheatsheet", "tag only the cell that best sums up the answer"))
@@ -201,12 +205,15 @@ def _imported(tree: ast.Module) -> set[str]:
     return names
 
 
-def _computed(expr: ast.AST, derived: set[str], modules: set[str]) -> bool:
-    """True when ``expr`` uses a value an API computed: a non-builtin call, a module attribute or such a name."""
+def _computed(expr: ast.AST, derived: set[str], modules: set[str], bound: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    """True when ``expr`` uses a value an API computed: a non-builtin call, a module attribute or such a name.
+
+    A name the cell never binds (from another cell) counts too: running the cell alone reports it.
+    """
     for node in ast.walk(expr):
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _BUILTINS and node.func.id not in derived):
             return True
-        if isinstance(node, ast.Name) and (node.id in derived or node.id in modules):
+        if isinstance(node, ast.Name) and (node.id in derived or node.id in modules or (node.id not in bound and node.id not in _BUILTINS)):
             return True
     return False
 
@@ -227,6 +234,8 @@ def constant_asserts(cell: Cell) -> list[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
             bindings += [(_targets(t), node.value) for t in node.targets]
+        elif isinstance(node, ast.NamedExpr):  # (x := value)
+            bindings.append((_targets(node.target), node.value))
         elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
             bindings.append((_targets(node.target), node.value))
         elif isinstance(node, ast.For | ast.comprehension):
@@ -242,7 +251,9 @@ def constant_asserts(cell: Cell) -> list[int]:
             if not set(names) <= derived and _computed(value, derived, modules):
                 derived |= set(names)
                 changed = True
-    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert) and not _computed(n.test, derived, modules)]
+    bound = {name for names, _ in bindings for name in names} | derived | {
+        a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda | ast.FunctionDef) for a in n.args.args}
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert) and not _computed(n.test, derived, modules, bound)]
 
 
 def check_labels(cells: list[Cell], path: str) -> list[Problem]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import edition, frontmatter
 from .book import Book
+from .locale import Locale
 from .page import escape_markdown
 
 CHANGES_DOC = "changes"
@@ -19,11 +20,11 @@ class History:
 
     previous: str = ""  # e.g. "2026.11"
     answers: Mapping[str, str] = field(default_factory=dict)
-    why_none: str = "没有提供版本历史。"  # shown when ``previous`` is empty
+    why_none: str = "changes.no_history"  # locale key of what is shown when ``previous`` is empty
 
 
-NO_GIT = "这份书稿不在 git 仓库中（或仓库里没有历史），无法与上一版比较。"
-NO_TAG = "仓库里还没有更早的版本标签（形如 v2026.11 的 git 标签），这是第一个版本，没有可比较的上一版。"
+NO_GIT = "changes.no_git"
+NO_TAG = "changes.no_tag"
 
 
 def answers_of(files: Mapping[str, str]) -> dict[str, str]:
@@ -50,18 +51,18 @@ def read_history(root: Path, book_dir: str, current: str) -> History:
     return History(edition.of_tag(tag) or tag, answers_of(files))
 
 
-def render(book: Book, history: History, current: str, header: str) -> str:
-    """The page: the edition, then links to the added questions and to those whose answer changed."""
-    out = [header, f"({CHANGES_DOC})=", "# 本版更新\n", f"本书版本：{current} 版。\n"]
+def render(book: Book, history: History, current: str, header: str, words: Locale) -> str:
+    """The page: the edition (``current``, as printed), then links to the added questions and to those whose answer changed."""
+    out = [header, f"({CHANGES_DOC})=", f"# {words.t('changes.title')}\n", words.t("changes.edition", edition=current) + "\n"]
     if not history.previous:
-        return "\n".join([*out, history.why_none + "\n"])
+        return "\n".join([*out, words.t(history.why_none) + "\n"])
     added = [q for q in book.questions if q.id not in history.answers]
     changed = [q for q in book.questions if q.id in history.answers and history.answers[q.id] != q.answer]
-    out += [f"与上一版（{history.previous} 版）相比：新增 {len(added)} 道题，{len(changed)} 道题的结论有改动。"
-            f"手里是 {history.previous} 版的读者，读下面这些题即可。\n", "## 新增的题目\n"]
-    out += [f"- {{ref}}`{q.id}`" for q in added] or ["无。"]
-    out += ["", "## 结论有改动的题目\n"]
+    out += [words.t("changes.summary", previous=history.previous, added=len(added), changed=len(changed)) + "\n", f"## {words.t('changes.added')}\n"]
+    out += [f"- {{ref}}`{q.id}`" for q in added] or [words.t("none")]
+    out += ["", f"## {words.t('changes.changed')}\n"]
     for q in changed:
-        out += [f"- {{ref}}`{q.id}`", f"  - 现在：{escape_markdown(q.answer)}", f"  - {history.previous} 版：{escape_markdown(history.answers[q.id])}"]
-    out += [] if changed else ["无。"]
+        out += [f"- {{ref}}`{q.id}`", "  - " + words.t("changes.now", answer=escape_markdown(q.answer)),
+                "  - " + words.t("changes.before", previous=history.previous, answer=escape_markdown(history.answers[q.id]))]
+    out += [] if changed else [words.t("none")]
     return "\n".join(out) + "\n"

@@ -9,12 +9,13 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from . import archive, changes, generate, notebook, programs, scaffold, shard, status
+from . import archive, changes, editions, generate, glyphs, mathcheck, notebook, programs, scaffold, shard, status
 from . import build as build_mod
 from . import execute as execute_mod
 from .book import Book, load_book
-from .config import Config, load_config
-from .errors import BuildError, StudyguideError
+from .config import Config, load_config, parse_config
+from .errors import BookError, BuildError, StudyguideError
+from .project import Layout
 
 
 def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
@@ -23,7 +24,19 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
         book_dir = (root / config.book_dir).resolve()
         full = [(Path(p) if Path(p).is_absolute() else root / p).resolve() for p in pages]
         only = {f.relative_to(book_dir).as_posix() if f.is_relative_to(book_dir) else str(f) for f in full}
-    return load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=config.rules)
+    layout = Layout(root, config)
+    book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules)
+    covered = glyphs.coverage(config.locale.fonts, layout.build / ".glyphs.json")
+    if covered is not None:
+        found = [p for q in book.questions for p in glyphs.missing(f"{config.book_dir}/{q.path}", (layout.book / q.path).read_text(encoding="utf-8"), covered)]
+        found += glyphs.in_outputs(book, layout.book / notebook.STORE_DIR, config.book_dir, covered)
+        if found:
+            raise BookError(found)
+    formulas = [(f"{config.book_dir}/{q.path}", line, tex, display) for q in book.questions for line, tex, display in book.pages[q.id].outline.formulas]
+    bad_math = mathcheck.problems(formulas, layout.build / ".math_checked.json")
+    if bad_math:
+        raise BookError(bad_math)
+    return book
 
 
 def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncReport:
@@ -34,17 +47,12 @@ def _sync(root: Path, config: Config, book: Book, check: bool) -> generate.SyncR
 
 
 def cmd_check(args: argparse.Namespace, root: Path, config: Config) -> int:
-    """Validate every page (or the pages given), and fail when generated files are stale or edited by hand."""
+    """Validate every page (or the pages given); the generated pages are made at build time, not checked in."""
     book = _book(root, config, args.pages)
     if args.pages:
         print(f"ok: {len(book.questions)} page(s) valid")
         return 0
-    report = _sync(root, config, book, check=True)
-    stale = report.problems(config.book_dir)
-    if stale:
-        print("\n".join(stale), file=sys.stderr)
-        return 1
-    print(f"ok: {len(book.questions)} questions, {len(book.topics)} topics, generated files up to date")
+    print(f"ok: {len(book.questions)} questions, {len(book.topics)} topics")
     return 0
 
 
@@ -59,13 +67,14 @@ def cmd_sync(args: argparse.Namespace, root: Path, config: Config) -> int:
 
 
 def _execute(args: argparse.Namespace, root: Path, config: Config, book: Book) -> execute_mod.ExecuteReport:
-    layout = build_mod.Layout(root, config)
+    layout = Layout(root, config)
     part = shard.parse_spec(args.shard) if getattr(args, "shard", None) else None
     jobs = args.jobs or (config.shard_jobs if part is not None else 0) or config.jobs
     report = execute_mod.execute(
         book, layout.book, layout.cache, prefix=config.book_dir, jobs=jobs,
         timeout=config.cell_timeout, retries=config.retries, timing_threads=config.timing_threads, frozen=args.frozen, force=getattr(args, "force", False),
         prune=not getattr(args, "pages", None) and part is None, shard=part, shard_jobs=config.shard_jobs,
+        packages=config.provenance, max_lines=config.max_output_lines,
     )
     layout.build.mkdir(parents=True, exist_ok=True)
     (layout.build / "execute-report.json").write_text(json.dumps(asdict(report), ensure_ascii=False, indent=1) + "\n")
@@ -121,14 +130,14 @@ def cmd_shards(args: argparse.Namespace, root: Path, config: Config) -> int:
 def cmd_build(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Check, sync, execute what is stale, then build the requested formats."""
     start = time.monotonic()
-    unknown = sorted(set(args.formats) - {*build_mod.ORDER, "all"})
+    unknown = sorted(set(args.formats) - {*editions.FORMATS, "all"})
     if unknown:
-        raise BuildError(f"build: unknown format(s) {', '.join(unknown)} (choose from {', '.join(build_mod.ORDER)}, or all)")
+        raise BuildError(f"build: unknown format(s) {', '.join(unknown)} (choose from {', '.join(editions.FORMATS)}, or all)")
     book = _book(root, config)
     _sync(root, config, book, check=False)
     _execute(args, root, config, book)
-    layout = build_mod.Layout(root, config)
-    formats = build_mod.ORDER if "all" in args.formats else tuple(args.formats or build_mod.FORMATS)
+    layout = Layout(root, config)
+    formats = editions.FORMATS if "all" in args.formats else tuple(args.formats or editions.DEFAULT_FORMATS)
     report = build_mod.build(layout, book, formats, jobs=args.sphinx_jobs)
     for fmt, secs in report.seconds.items():
         print(f"built {fmt:7s} in {secs:6.1f} s")
@@ -147,8 +156,31 @@ def cmd_status(args: argparse.Namespace, root: Path, config: Config) -> int:
 def cmd_new(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Create a question page with the full shape and metadata, ready to fill in."""
     book = _book(root, config)
-    path = scaffold.create(root / config.book_dir, book, args.id, args.tier, args.topic, args.title)
+    path = scaffold.create(root / config.book_dir, book, args.id, args.tier, args.topic, args.title, config.locale, "torch" in config.provenance)
     print(f"created {path.relative_to(root)}; fill it in, then run `make`")
+    return 0
+
+
+def cmd_init(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Start a new study guide in a new folder: config, topics, a preface, a sample page per tier, README, Makefile."""
+    from . import init
+
+    target = args.folder if args.folder.is_absolute() else root / args.folder
+    written = init.create(target, args.title, args.language, args.author)
+    print(f"created {len(written)} files in {target}; now run `make` there (or `studyguide --root {target} build`)")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Check the built outputs: every edition present, EPUBs valid (epubcheck), cheat sheets one page, every page's run recorded."""
+    from . import verify
+
+    layout = Layout(root, config)
+    found = verify.problems(layout, _book(root, config), epubcheck=not args.no_epubcheck)
+    if found:
+        print("\n".join(found), file=sys.stderr)
+        return 1
+    print(f"ok: every output of {config.title} is in {layout.build}")
     return 0
 
 
@@ -169,7 +201,7 @@ def cmd_doctor(args: argparse.Namespace, root: Path, config: Config) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``studyguide``."""
-    p = argparse.ArgumentParser(prog="studyguide", description="Build the PyTorch interview study guide.")
+    p = argparse.ArgumentParser(prog="studyguide", description="Write and build a study guide whose every answer is backed by code that ran.")
     p.add_argument("--root", type=Path, default=Path.cwd(), help="project root (holds pyproject.toml and the book folder)")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("check", help=cmd_check.__doc__)
@@ -185,7 +217,8 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--archive", type=Path, help="also write the notebooks this run executed to a tar, for `studyguide merge`")
             s.add_argument("pages", nargs="*", help="execute only these question pages (paths from the project root)")
         else:
-            s.add_argument("formats", nargs="*", help="formats to build: sheets, deck, html, epub, pdf, ereader, or all (default: all but ereader)")
+            s.add_argument("formats", nargs="*", help="formats to build, or all (default: all but the on-request ones): "
+                           + "; ".join(f"{f}: {editions.FORMAT_HELP[f]}" for f in editions.FORMATS))
             s.add_argument("--sphinx-jobs", type=int, default=1, help="parallel Sphinx readers")
     s = sub.add_parser("merge", help=cmd_merge.__doc__)
     s.add_argument("archives", nargs="+", type=Path, help="archives written by `studyguide execute --archive`")
@@ -196,15 +229,22 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--strict", action="store_true", help="fail if a page that needs a GPU has no GPU outputs")
     s = sub.add_parser("new", help=cmd_new.__doc__)
     s.add_argument("id", help="kebab-case question id, also the file name")
-    s.add_argument("--tier", required=True, help="basics, intermediate or advanced")
+    s.add_argument("--tier", required=True, help="a tier id of the book (see its config)")
     s.add_argument("--topic", required=True, help="topic id from book/topics.yml (the chapter)")
     s.add_argument("--title", default="", help="the question title")
     sub.add_parser("doctor", help=cmd_doctor.__doc__)
+    s = sub.add_parser("init", help=cmd_init.__doc__)
+    s.add_argument("folder", type=Path, help="the new book's folder (created; must be empty)")
+    s.add_argument("--title", required=True, help="the book's title")
+    s.add_argument("--language", default="zh", help="the language of everything the generator prints: zh or en")
+    s.add_argument("--author", default="", help="the author (default: the language's)")
+    s = sub.add_parser("verify", help=cmd_verify.__doc__)
+    s.add_argument("--no-epubcheck", action="store_true", help="skip epubcheck (it needs Java)")
     return p
 
 
 COMMANDS = {"check": cmd_check, "sync": cmd_sync, "execute": cmd_execute, "merge": cmd_merge, "shards": cmd_shards, "build": cmd_build,
-            "status": cmd_status, "new": cmd_new, "doctor": cmd_doctor}
+            "status": cmd_status, "new": cmd_new, "doctor": cmd_doctor, "init": cmd_init, "verify": cmd_verify}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     root = args.root.resolve()
     try:
-        return COMMANDS[args.command](args, root, load_config(root))
+        config = parse_config({}) if args.command == "init" else load_config(root)  # a new book needs no project here
+        return COMMANDS[args.command](args, root, config)
     except StudyguideError as exc:
         print(str(exc), file=sys.stderr)
         return 1

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 from .book import Book
-from .schema import TIER_BY_ID, Question
+from .locale import Locale
+from .schema import Question
 
-FIELDS = ("题目", "问法", "答案", "代码")
 _ROLE_RE = re.compile(r"\{[a-z:-]+\}`([^`<]*?)(?:\s*<[^>]*>)?`")
 CSS = """.card { font-family: "Noto Sans CJK SC", "PingFang SC", sans-serif; font-size: 18px; line-height: 1.5;
   text-align: left; color: #1f2a44; background: #fff; }
@@ -25,11 +25,13 @@ def _stable_id(text: str) -> int:
     return int(hashlib.sha1(text.encode()).hexdigest()[:7], 16) + (1 << 30)
 
 
-def guid(question: Question) -> str:
-    """The note guid: derived from the question id only, so re-importing updates the same card."""
+def guid(question: Question, namespace: str) -> str:
+    """The note guid: derived from the book's namespace and the question id, so re-importing a new edition
+    updates the same card, and two books with a question of the same id keep two cards. An empty namespace
+    gives the guids of decks published before books had one (``guid_for("studyguide", id)``)."""
     import genanki
 
-    return genanki.guid_for("studyguide", question.id)
+    return genanki.guid_for("studyguide", namespace, question.id) if namespace else genanki.guid_for("studyguide", question.id)
 
 
 def markdown_html(text: str) -> str:
@@ -39,36 +41,38 @@ def markdown_html(text: str) -> str:
     return MarkdownIt("commonmark").render(_ROLE_RE.sub(lambda m: f"`{m.group(1)}`", text)).strip()
 
 
-def tags(question: Question) -> list[str]:
-    """Tags: the tier, every topic, and 高频 when it is."""
-    out = [f"tier::{question.tier}", f"层级::{TIER_BY_ID[question.tier].label}", *[f"topic::{t}" for t in question.topics]]
-    return out + (["高频"] if question.frequent else [])
+def tags(question: Question, book: Book, words: Locale) -> list[str]:
+    """Tags: the tier, every topic, and the frequent mark when it is (Anki tags hold no spaces)."""
+    label = book.tier(question.tier).label.replace(" ", "_")
+    out = [f"tier::{question.tier}", f"{words.t('deck.tier_tag')}::{label}", *[f"topic::{t}" for t in question.topics]]
+    return out + ([words.t("frequent").replace(" ", "_")] if question.frequent else [])
 
 
-def fields(question: Question) -> list[str]:
+def fields(question: Question, words: Locale) -> list[str]:
     """The four fields of a note, as HTML."""
     code = f"<pre><code>{html.escape(question.snippet)}</code></pre>" if question.snippet else ""
-    title = html.escape(question.title) + (' <span class="tag">高频</span>' if question.frequent else "")
+    title = html.escape(question.title) + (f' <span class="tag">{html.escape(words.t("frequent"))}</span>' if question.frequent else "")
     return [title, markdown_html(question.prompt), html.escape(question.answer), code]
 
 
-def build_deck(book: Book, out: Path, title: str, basename: str, edition: str = "") -> Path:
+def build_deck(book: Book, out: Path, title: str, basename: str, words: Locale, edition: str = "", namespace: str | None = None) -> Path:
     """Write ``out`` (an .apkg): one note per question, in book order; the deck's description names the edition."""
     import genanki
 
+    head, prompt, answer, code = words.words("deck.fields")
     model = genanki.Model(
-        _stable_id(f"{basename}:model"), f"{title} · 题卡",
-        fields=[{"name": f} for f in FIELDS],
+        _stable_id(f"{basename}:model"), words.t("deck.model", title=title),
+        fields=[{"name": f} for f in (head, prompt, answer, code)],
         templates=[{
-            "name": "问答",
-            "qfmt": '<div class="title">{{题目}}</div>{{问法}}',
-            "afmt": '{{FrontSide}}<hr id="answer"><p>{{答案}}</p>{{代码}}',
+            "name": words.t("deck.template"),
+            "qfmt": f'<div class="title">{{{{{head}}}}}</div>{{{{{prompt}}}}}',
+            "afmt": f'{{{{FrontSide}}}}<hr id="answer"><p>{{{{{answer}}}}}</p>{{{{{code}}}}}',
         }],
-        css=CSS,
+        css=CSS.replace('"Noto Sans CJK SC", "PingFang SC", ', '"Noto Sans CJK SC", "PingFang SC", ' if words.code == "zh" else ""),
     )
     deck = genanki.Deck(_stable_id(f"{basename}:deck"), title, description=f"{title} · {edition}" if edition else "")
     for q in book.questions:
-        deck.add_note(genanki.Note(model=model, fields=fields(q), tags=tags(q), guid=guid(q)))
+        deck.add_note(genanki.Note(model=model, fields=fields(q, words), tags=tags(q, book, words), guid=guid(q, basename if namespace is None else namespace)))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     genanki.Package(deck).write_to_file(str(tmp))

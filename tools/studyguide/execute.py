@@ -53,12 +53,15 @@ def survey(book: Book, book_dir: Path, prefix: str, store: dict[str, notebook.St
     states = []
     for q in book.questions:
         path = book_dir / q.path
-        nb = notebook.read_page(path)
-        key = notebook.cache_key(nb)
+        parsed = book.pages.get(q.id)
+        if parsed is not None and parsed.key:  # parsed once, when the book was read
+            key, code = parsed.key, list(parsed.cells)
+        else:
+            nb = notebook.read_page(path)
+            key, code = notebook.cache_key(nb), cells.from_notebook(nb, path.read_text(encoding="utf-8"))
         entry = store.get(q.id)
-        code = [c for c in nb.cells if c.cell_type == "code"]
         timing = cells.is_timing([c.source for c in code])
-        snippet = any(cells.CHEATSHEET_TAG in c.metadata.get("tags", ()) for c in code)
+        snippet = any(c.is_snippet for c in code)
         states.append(PageState(q, path, f"{prefix}/{q.path}", key, entry is not None and entry.key == key, timing, snippet))
     return states
 
@@ -105,6 +108,8 @@ def execute(
     prune: bool = True,
     shard: Shard | None = None,
     shard_jobs: int = 0,
+    packages: tuple[str, ...] = (),
+    max_lines: int = 0,
     progress: Callable[[str], None] = lambda line: print(line, flush=True),
 ) -> ExecuteReport:
     """Import the store into the cache, run stale pages (all with ``force``), export their outputs.
@@ -151,7 +156,8 @@ def execute(
         progress(f"executing {len(stale)} of {len(states)} pages with {workers} worker(s), then {len(solo)} timing page(s) alone; {len(jobs_list) - len(batch)} cheat-sheet cell(s) alone")
         threads = max(1, cores // workers)
         done = 0
-        for state, snippet_only, run in _run_all(jobs_list, workers, timeout, retries, ipython_dir, threads):
+        run_args = (timeout, retries, ipython_dir, packages, max_lines)
+        for state, snippet_only, run in _run_all(jobs_list, workers, *run_args, threads):
             if snippet_only:
                 report.snippets_run += 1
                 if not run.ok:
@@ -160,7 +166,7 @@ def execute(
                 continue
             done += 1
             _record(state, run, store_dir, cache, report, progress, f"[{done}/{len(stale)}]")
-        for state, _, run in _run_all([(s, False) for s in solo], 1, timeout, retries, ipython_dir, timing_threads or cores):
+        for state, _, run in _run_all([(s, False) for s in solo], 1, *run_args, timing_threads or cores):
             done += 1
             if run.ok:
                 run.provenance["alone"] = True
@@ -191,15 +197,16 @@ def _record(state: PageState, run: PageRun, store_dir: Path, cache: object, repo
 Job = tuple[PageState, bool]  # (page, run only its cheat-sheet cell)
 
 
-def _run_all(jobs: list[Job], workers: int, timeout: int, retries: int, ipython_dir: Path, threads: int):
+def _run_all(jobs: list[Job], workers: int, timeout: int, retries: int, ipython_dir: Path, packages: tuple[str, ...], max_lines: int, threads: int):
     """Yield (state, snippet_only, PageRun) as jobs finish; one process per job at a time."""
     if workers == 1:
         for s, snippet_only in jobs:
-            yield s, snippet_only, run_page(s.path, s.shown, timeout, retries, ipython_dir, threads, snippet_only)
+            yield s, snippet_only, run_page(s.path, s.shown, timeout, retries, ipython_dir, threads, snippet_only, packages, max_lines)
         return
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(run_page, s.path, s.shown, timeout, retries, ipython_dir, threads, snippet_only): (s, snippet_only) for s, snippet_only in jobs}
+        futures = {pool.submit(run_page, s.path, s.shown, timeout, retries, ipython_dir, threads, snippet_only, packages, max_lines): (s, snippet_only)
+                   for s, snippet_only in jobs}
         for future in as_completed(futures):
             state, snippet_only = futures[future]
             try:

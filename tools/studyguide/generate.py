@@ -9,7 +9,8 @@ from pathlib import Path
 from . import changes, indexes, sheets
 from .book import GENERATED_MARK, Book, is_generated
 from .config import Config
-from .schema import TIERS, Question, Tier, Topic
+from .locale import Locale
+from .schema import Question, Tier, Topic
 
 HEADER = f"% {GENERATED_MARK} from the question front matter — do not edit; run `make sync`\n"
 CHANGES_HEADER = f"% {GENERATED_MARK} from the git history of the question pages — do not edit; run `make sync`\n"
@@ -17,9 +18,9 @@ FRONT_DOCS = ("preface",)  # hand-written pages listed before the tiers, when pr
 ENVIRONMENT_DOC = "environment"
 
 
-def part_title(index: int, tier: Tier) -> str:
+def part_title(index: int, tier: Tier, words: Locale) -> str:
     """Caption of a tier in the website navigation, e.g. ``第一部分 入门``."""
-    return f"第{'一二三四五六七八九'[index]}部分 {tier.label}"
+    return words.part(index, tier.label)
 
 
 def chapter_label(tier: Tier, topic: Topic) -> str:
@@ -29,17 +30,18 @@ def chapter_label(tier: Tier, topic: Topic) -> str:
 
 def render_root(book: Book, config: Config, front: tuple[str, ...]) -> str:
     """The home page: title, lead, and one toctree for the front pages and one per tier."""
+    words = config.locale
     out = [HEADER, f"# {config.title}\n", "```{only} html", config.description, "```\n"]
     front_entries = [*front, ENVIRONMENT_DOC, changes.CHANGES_DOC]
-    out += ["(front-matter)=", "```{toctree}", ":maxdepth: 1", ":caption: 开始之前", "", *front_entries, "```\n"]
-    for i, tier in enumerate(TIERS):
+    out += ["(front-matter)=", "```{toctree}", ":maxdepth: 1", f":caption: {words.t('home.front_caption')}", "", *front_entries, "```\n"]
+    for i, tier in enumerate(book.tiers):
         chapters = book.chapters(tier.id)
         if not chapters:
             continue
         entries = [f"{tier.folder}/{topic.id}/index" for topic, _ in chapters]
-        out += [f"(part-{tier.id})=", "```{toctree}", ":maxdepth: 2", ":numbered: 2", f":caption: {part_title(i, tier)}", "", *entries, "```\n"]
+        out += [f"(part-{tier.id})=", "```{toctree}", ":maxdepth: 2", ":numbered: 2", f":caption: {part_title(i, tier, words)}", "", *entries, "```\n"]
     if book.questions:  # website only: the PDF has its index, the sheets are PDFs of their own
-        out += ["````{only} builder_html", "```{toctree}", ":maxdepth: 1", ":caption: 索引与速查", "",
+        out += ["````{only} builder_html", "```{toctree}", ":maxdepth: 1", f":caption: {words.t('home.indexes_caption')}", "",
                 f"{indexes.TOPICS_DIR}/index", f"{indexes.SHEETS_DIR}/index", "```", "````\n"]
     return "\n".join(out)
 
@@ -57,9 +59,9 @@ def render_chapter(tier: Tier, topic: Topic, questions: list[Question], opens_pa
     return "\n".join(out)
 
 
-def render_environment() -> str:
+def render_environment(words: Locale) -> str:
     """The page that sums up where the printed outputs were produced."""
-    return "\n".join([HEADER, f"({ENVIRONMENT_DOC})=", "# 执行环境\n", "```{studyguide-environment}", "```\n"])
+    return "\n".join([HEADER, f"({ENVIRONMENT_DOC})=", f"# {words.t('environment.title')}\n", "```{studyguide-environment}", "```\n"])
 
 
 SELFTEST_DIR = "selftest"
@@ -72,18 +74,19 @@ def selftest_label(question_id: str) -> str:
 
 def render_selftest_root(book: Book, config: Config) -> str:
     """Root of the self-test PDF: tiers of bare questions, each followed by its answers."""
+    words = config.locale
     return "\n".join([
-        "---", "orphan: true", "---", HEADER, f"# {config.title} · 自测版\n",
+        "---", "orphan: true", "nosearch: true", "---", HEADER, f"# {words.t('selftest.title', title=config.title)}\n",
         "```{raw} latex", "\\def\\studyguideselftest{}",
-        "\\renewcommand{\\studyguidepart}[1]{\\setcounter{secnumdepth}{1}\\part{#1 · 答案}}", "```\n",
-        "```{only} html", "这一页是自测版 PDF 的源文件：每个层级先列出题目，再给出答案。", "```\n",
+        "\\renewcommand{\\studyguidepart}[1]{\\setcounter{secnumdepth}{1}\\part{" + words.t("selftest.answers_part", label="#1") + "}}", "```\n",
+        "```{only} html", words.t("selftest.html_note"), "```\n",
         "```{studyguide-selftest}", *_selftest_groups(book), "```\n",
     ])
 
 
 def _selftest_groups(book: Book) -> list[str]:
     lines: list[str] = []
-    for tier in TIERS:
+    for tier in book.tiers:
         chapters = book.chapters(tier.id)
         if chapters:
             lines += [""] if lines else []
@@ -91,17 +94,18 @@ def _selftest_groups(book: Book) -> list[str]:
     return lines
 
 
-def render_selftest_tier(i: int, tier: Tier, questions: list[Question]) -> str:
+def render_selftest_tier(i: int, tier: Tier, questions: list[Question], words: Locale) -> str:
     """The bare questions of one tier, with room to think and a link to each answer."""
-    out = ["---", "orphan: true", "---", HEADER, "```{raw} latex",
-           f"\\setcounter{{secnumdepth}}{{1}}\\part{{{tier.label} · 自测题}}", "```\n",
-           f"(selftest-{tier.id})=", f"# {tier.label}自测题\n",
-           "先独立作答，再对照本部分后面的答案。题目标题链接到答案，答案页的“回到自测题”链接回到这里。\n"]
+    out = ["---", "orphan: true", "nosearch: true", "---", HEADER, "```{raw} latex",
+           f"\\setcounter{{secnumdepth}}{{1}}\\part{{{words.t('selftest.questions_part', label=tier.label)}}}", "```\n",
+           f"(selftest-{tier.id})=", f"# {words.t('selftest.heading', label=tier.label)}\n", words.t("selftest.intro") + "\n"]
+    frequent = f" · {words.t('frequent')}"
     for n, q in enumerate(questions, start=1):
         target = f"\\detokenize{{{q.docname}:{q.id}}}"
+        answer_at = words.t("selftest.answer_at", section=f"\\ref{{{target}}}", page=f"\\pageref{{{target}}}")
         out += ["```{raw} latex", f"\\phantomsection\\label{{{selftest_label(q.id)}}}", "```\n",
-                f"**{n}.** {{ref}}`{q.id}`" + (" · 高频" if q.frequent else "") + "\n", q.prompt + "\n",
-                "```{raw} latex", f"\\par\\noindent{{\\small 答案：第~\\ref{{{target}}}~节，第~\\pageref{{{target}}}~页}}\\par\\vspace{{3\\baselineskip}}", "```\n"]
+                f"**{n}.** {{ref}}`{q.id}`" + (frequent if q.frequent else "") + "\n", q.prompt + "\n",
+                "```{raw} latex", f"\\par\\noindent{{\\small {answer_at}}}\\par\\vspace{{3\\baselineskip}}", "```\n"]
     return "\n".join(out)
 
 
@@ -115,18 +119,17 @@ def quick_label(question_id: str) -> str:
 
 def render_quick_root(book: Book, config: Config) -> str:
     """Root of the quick-review edition (速览版): one page per tier."""
-    tiers = [t.id for t in TIERS if any(q.tier == t.id for q in book.questions)]
+    tiers = [t.id for t in book.tiers if any(q.tier == t.id for q in book.questions)]
+    words = config.locale
     return "\n".join([
-        "---", "orphan: true", "---", HEADER, f"# {config.title} · 速览版\n",
-        "每道题只留面试前最该复习的部分：一句话答案、先给结论、易错点和速查代码（含真实输出）。"
-        "每题末尾注明它在全书中的位置，需要细节时回到全书。\n",
+        "---", "orphan: true", "nosearch: true", "---", HEADER, f"# {words.t('quick.title', title=config.title)}\n", words.t("quick.intro") + "\n",
         "```{toctree}", ":hidden:", ":maxdepth: 2", "", *tiers, "```\n",
     ])
 
 
 def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]]) -> str:
     """One tier of the quick-review edition: chapters by topic, one entry per question."""
-    out = ["---", "orphan: true", "---", HEADER, f"(quick-{tier.id})=", f"# {tier.label}\n"]
+    out = ["---", "orphan: true", "nosearch: true", "---", HEADER, f"(quick-{tier.id})=", f"# {tier.label}\n"]
     for topic, questions in chapters:
         out += [f"## {topic.label}\n"]
         for q in questions:
@@ -136,28 +139,29 @@ def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]]) 
 
 def plan(book: Book, config: Config, front: tuple[str, ...] = (), history: changes.History | None = None) -> dict[str, str]:
     """Every generated file, keyed by its POSIX path in the book folder, sorted; ``history`` feeds 本版更新."""
-    files = {"index.md": render_root(book, config, front), f"{ENVIRONMENT_DOC}.md": render_environment(),
-             f"{changes.CHANGES_DOC}.md": changes.render(book, history or changes.History(), config.edition, CHANGES_HEADER)}
-    for tier in TIERS:
+    words = config.locale
+    files = {"index.md": render_root(book, config, front), f"{ENVIRONMENT_DOC}.md": render_environment(words),
+             f"{changes.CHANGES_DOC}.md": changes.render(book, history or changes.History(), config.edition_text, CHANGES_HEADER, words)}
+    for tier in book.tiers:
         for i, (topic, questions) in enumerate(book.chapters(tier.id)):
             files[f"{tier.folder}/{topic.id}/index.md"] = render_chapter(tier, topic, questions, i == 0)
     if book.questions:
         files[f"{SELFTEST_DIR}/index.md"] = render_selftest_root(book, config)
-        for i, tier in enumerate(TIERS):
+        for i, tier in enumerate(book.tiers):
             qs = [q for q in book.questions if q.tier == tier.id]
             if qs:
-                files[f"{SELFTEST_DIR}/{tier.id}.md"] = render_selftest_tier(i, tier, qs)
+                files[f"{SELFTEST_DIR}/{tier.id}.md"] = render_selftest_tier(i, tier, qs, words)
                 files[f"{QUICK_DIR}/{tier.id}.md"] = render_quick_tier(tier, book.chapters(tier.id))
         files[f"{QUICK_DIR}/index.md"] = render_quick_root(book, config)
-        sheet_list = sheets.plan(book)
+        sheet_list = sheets.plan(book, words, sheets.frequent_groups(config))
         names = {s.name for s in sheet_list}
-        files[f"{indexes.TOPICS_DIR}/index.md"] = indexes.render_overview(book, HEADER)
+        files[f"{indexes.TOPICS_DIR}/index.md"] = indexes.render_overview(book, HEADER, words)
         for topic in book.topics:
             if any(topic.id in q.topics for q in book.questions):
-                files[f"{indexes.TOPICS_DIR}/{topic.id}.md"] = indexes.render_topic(book, topic, HEADER, sheets.sheet_name(topic) if sheets.sheet_name(topic) in names else None)
-        files[f"{indexes.SHEETS_DIR}/index.md"] = indexes.render_sheet_index(sheet_list, HEADER)
+                files[f"{indexes.TOPICS_DIR}/{topic.id}.md"] = indexes.render_topic(book, topic, HEADER, sheets.sheet_name(topic) if sheets.sheet_name(topic) in names else None, words)
+        files[f"{indexes.SHEETS_DIR}/index.md"] = indexes.render_sheet_index(sheet_list, HEADER, words)
         for sheet in sheet_list:
-            files[f"{indexes.SHEETS_DIR}/{sheet.name}.md"] = indexes.render_sheet_page(sheet, HEADER)
+            files[f"{indexes.SHEETS_DIR}/{sheet.name}.md"] = indexes.render_sheet_page(sheet, HEADER, words)
     return dict(sorted(files.items()))
 
 

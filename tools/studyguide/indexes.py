@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .book import Book
+from .locale import Locale
 from .page import escape_markdown
-from .schema import TIERS, Question, Topic
+from .schema import Question, Topic
 from .sheets import Sheet
 
 TOPICS_DIR = "topics"
@@ -17,37 +18,39 @@ def topic_label(topic: Topic, tier: str) -> str:
     return f"topic-{topic.id}-{tier}"
 
 
-def _item(q: Question) -> str:
-    mark = " · **高频**" if q.frequent else ""
-    return f"- {{ref}}`{q.id}`{mark}：{escape_markdown(q.answer)}"
+def _item(q: Question, words: Locale) -> str:
+    mark = f" · **{words.t('frequent')}**" if q.frequent else ""
+    return "- " + words.t("topics.item", ref=f"{{ref}}`{q.id}`", mark=mark, answer=escape_markdown(q.answer))
 
 
 def _download(sheet_name: str, text: str) -> str:
     return f'<a class="reference download" href="{DOWNLOADS}/{sheet_name}.pdf" download="">{text}</a>'
 
 
-def render_topic(book: Book, topic: Topic, header: str, sheet: str | None) -> str:
-    """A topic page: its questions grouped by tier, each with 高频 mark and one-sentence answer."""
+def render_topic(book: Book, topic: Topic, header: str, sheet: str | None, words: Locale) -> str:
+    """A topic page: its questions grouped by tier, each with the frequent mark and one-sentence answer."""
     out = [header, f"(topic-{topic.id})=", f"# {topic.label}\n"]
     if topic.description:
         out.append(topic.description + "\n")
     if sheet:
-        out.append(f"速查表：{{doc}}`在线查看 <../{SHEETS_DIR}/{sheet}>` · {_download(sheet, '下载 PDF（A4 一页）')}\n")
-    for tier in TIERS:
+        online = f"{{doc}}`{words.t('topics.sheet_online')} <../{SHEETS_DIR}/{sheet}>`"
+        out.append(words.t("topics.sheet", online=online, download=_download(sheet, words.t("topics.sheet_download"))) + "\n")
+    for tier in book.tiers:
         qs = [q for q in book.questions if q.tier == tier.id and topic.id in q.topics]
         if qs:
-            out += [f"({topic_label(topic, tier.id)})=", f"## {tier.label}\n", *[_item(q) for q in qs], ""]
+            out += [f"({topic_label(topic, tier.id)})=", f"## {tier.label}\n", *[_item(q, words) for q in qs], ""]
     return "\n".join(out)
 
 
-def render_overview(book: Book, header: str) -> str:
+def render_overview(book: Book, header: str, words: Locale) -> str:
     """The overview: a topic × tier matrix of question counts, each count linking to its topic page."""
-    out = [header, "(topics)=", "# 话题索引\n", "每个数字是该话题在该层级的题目数，点击进入话题页。\n"]
-    out.append("| 话题 | " + " | ".join(t.label for t in TIERS) + " | 合计 |")
-    out.append("| --- |" + " ---: |" * (len(TIERS) + 1))
+    tiers = [t for t in book.tiers if any(q.tier == t.id for q in book.questions)]  # no column of zeros
+    out = [header, "(topics)=", f"# {words.t('topics.title')}\n", words.t("topics.intro") + "\n"]
+    out.append(f"| {words.t('topics.head_topic')} | " + " | ".join(t.label for t in tiers) + f" | {words.t('topics.head_total')} |")
+    out.append("| --- |" + " ---: |" * (len(tiers) + 1))
     for topic in book.topics:
         cells, total = [], 0
-        for tier in TIERS:
+        for tier in tiers:
             n = sum(1 for q in book.questions if q.tier == tier.id and topic.id in q.topics)
             total += n
             cells.append(f"{{ref}}`{n} <{topic_label(topic, tier.id)}>`" if n else "0")
@@ -58,22 +61,23 @@ def render_overview(book: Book, header: str) -> str:
     return "\n".join(out)
 
 
-def render_sheet_page(sheet: Sheet, header: str) -> str:
+def render_sheet_page(sheet: Sheet, header: str, words: Locale) -> str:
     """A cheat sheet as a web page: the same items as the PDF, with links to the full answers."""
-    out = [header, f"(cheatsheet-{sheet.name})=", f"# 速查表：{sheet.title}\n", _download(sheet.name, "下载 PDF（A4 一页，适合打印）") + "\n"]
+    out = [header, f"(cheatsheet-{sheet.name})=", f"# {words.t('sheets.page_title', title=sheet.title)}\n", _download(sheet.name, words.t("sheets.download")) + "\n"]
+    frequent = f" · {words.t('frequent')}"
     for group in sheet.groups:
         out.append(f"## {group.heading}\n")
         for q in group.questions:
-            out += [f"**{{ref}}`{q.id}`**" + (" · 高频" if q.frequent else ""), "", escape_markdown(q.answer), ""]
+            out += [f"**{{ref}}`{q.id}`**" + (frequent if q.frequent else ""), "", escape_markdown(q.answer), ""]
             if q.snippet:
                 out += ["```python", q.snippet, "```", ""]
     return "\n".join(out)
 
 
-def render_sheet_index(sheets: list[Sheet], header: str) -> str:
+def render_sheet_index(sheets: list[Sheet], header: str, words: Locale) -> str:
     """The list of all cheat sheets, each with its web page and its PDF."""
-    out = [header, "(cheatsheets)=", "# 速查表\n", "每张速查表正好一页 A4，汇总一个话题（或全部高频题）的一句话答案与关键代码，适合考前打印复习。\n"]
+    out = [header, "(cheatsheets)=", f"# {words.t('sheets.title')}\n", words.t("sheets.intro") + "\n"]
     for s in sheets:
-        out.append(f"- {{doc}}`{s.title} <{s.name}>` · {_download(s.name, 'PDF')}（{len(s.questions)} 题）")
+        out.append(f"- {{doc}}`{s.title} <{s.name}>` · {_download(s.name, words.t('sheets.pdf'))}{words.t('sheets.count', n=len(s.questions))}")
     out += ["", "```{toctree}", ":hidden:", "", *[s.name for s in sheets], "```", ""]
     return "\n".join(out)

@@ -13,15 +13,17 @@ from typing import Any
 import nbformat
 
 PROVENANCE_MARK = "__studyguide_provenance__="
-PROVENANCE_CODE = f'''
-def _studyguide_provenance():
-    import datetime, json, platform
-    info = {{"python": platform.python_version(),
-            "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat()}}
-    try:
-        import torch
-    except ImportError:
-        torch = None
+PROVENANCE_CODE = '''
+def _studyguide_provenance(packages):
+    import datetime, importlib, importlib.metadata, json, platform
+    info = {"python": platform.python_version(),
+            "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat()}
+    for name in packages:
+        try:
+            info[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            info[name] = "?"
+    torch = importlib.import_module("torch") if "torch" in packages else None  # the GPU is seen through torch
     if torch is not None:
         info["torch"] = torch.__version__
         info["cuda"] = torch.version.cuda
@@ -38,10 +40,16 @@ def _studyguide_provenance():
             pass
         info["device_type"] = "cpu"
         info["device"] = name
-    print("{PROVENANCE_MARK}" + json.dumps(info))
-_studyguide_provenance()
+    print("MARK" + json.dumps(info))
+_studyguide_provenance(PACKAGES)
 del _studyguide_provenance
-'''
+'''.replace("MARK", PROVENANCE_MARK)
+
+
+def provenance_code(packages: tuple[str, ...]) -> str:
+    """The probe that a kernel runs after a page: it prints the provenance record (no package is imported but torch)."""
+    return PROVENANCE_CODE.replace("PACKAGES", repr(tuple(packages)))
+
 
 # Applied to every kernel through its IPython profile, so pages need no boilerplate.
 KERNEL_CONFIG = """
@@ -114,8 +122,30 @@ def _raising_line(client: Any) -> int:
     return int(text) if text.isdigit() else 1
 
 
+_CONTROL = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 27), *range(28, 32), 127])  # C0 but \t \n \r and ESC (colours)
+
+
+def clean_outputs(cells: list[Any]) -> None:
+    """Drop control characters from printed outputs: no format can print them (XeTeX stops on them)."""
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            if "text" in output:
+                output["text"] = output["text"].translate(_CONTROL)
+            if "text/plain" in output.get("data", {}):
+                output["data"]["text/plain"] = output["data"]["text/plain"].translate(_CONTROL)
+
+
+def output_lines(cell: Any) -> int:
+    """Lines a cell's printed outputs take (streams, text results and tracebacks)."""
+    n = 0
+    for output in cell.get("outputs", []):
+        text = output.get("text") or output.get("data", {}).get("text/plain") or "\n".join(output.get("traceback", []))
+        n += len(str(text).splitlines())
+    return n
+
+
 def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: int, ipython_dir: Path,
-              threads: int = 0, what: str = "", hint: str = RAISES_HINT) -> PageRun:
+              threads: int = 0, what: str = "", hint: str = RAISES_HINT, packages: tuple[str, ...] = (), max_lines: int = 0) -> PageRun:
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import (
@@ -129,7 +159,7 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
     if threads:
         env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     cells = [c for c in nb.cells if c.cell_type == "code"]
-    probe = nbformat.v4.new_code_cell(PROVENANCE_CODE)
+    probe = nbformat.v4.new_code_cell(provenance_code(packages))
     work = nbformat.v4.new_notebook(cells=cells + [probe], metadata=nb.metadata)
     with tempfile.TemporaryDirectory(prefix="studyguide-") as cwd:
         # IPC sockets instead of TCP ports: parallel kernels cannot race for a port.
@@ -170,13 +200,19 @@ def _run_once(nb: nbformat.NotebookNode, page: str, lines: list[int], timeout: i
         run.error = f"{page}: provenance probe printed nothing"
         return run
     run.provenance = json.loads(payload[len(PROVENANCE_MARK):])
+    clean_outputs(cells)
+    for index, cell in enumerate(cells):
+        if max_lines and output_lines(cell) > max_lines:
+            run.error = (f"{page}:{lines[index]}: {what or f'cell {index + 1}'}: prints {output_lines(cell)} lines, more than max_output_lines = {max_lines} "
+                         "(print a summary, or raise max_output_lines in [tool.studyguide])")
+            return run
     work.cells = cells
     run.nb, run.ok = work, True
     return run
 
 
 def run_page(path: Path, page: str, timeout: int, retries: int, ipython_dir: Path, threads: int = 0,
-             snippet_only: bool = False) -> PageRun:
+             snippet_only: bool = False, packages: tuple[str, ...] = (), max_lines: int = 0) -> PageRun:
     """Execute the page at ``path`` (or only its cheat-sheet cell, alone); retry only when the kernel failed."""
     from .cells import CHEATSHEET_TAG, from_notebook
     from .notebook import parse_page
@@ -193,7 +229,7 @@ def run_page(path: Path, page: str, timeout: int, retries: int, ipython_dir: Pat
     lines = [line for line, _ in found]
     run = PageRun(page)
     for attempt in range(1, retries + 2):
-        run = _run_once(nb, page, lines, timeout, ipython_dir, threads, what, hint)
+        run = _run_once(nb, page, lines, timeout, ipython_dir, threads, what, hint, packages, max_lines)
         run.attempts = attempt
         if run.ok or not run.infra:
             break

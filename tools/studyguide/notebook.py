@@ -11,6 +11,7 @@ from typing import Any
 import nbformat
 
 from .errors import ExecutionError
+from .safety import unsafe_outputs
 
 # The MyST syntax extensions of the book; conf.py uses the same list, so cells read identically.
 MYST_EXTENSIONS = ("colon_fence", "dollarmath", "deflist")
@@ -91,6 +92,10 @@ def read_store(store_dir: Path) -> dict[str, StoreEntry]:
         except Exception as exc:  # nbformat raises several unrelated types
             reason = str(exc).splitlines()[0]
             raise ExecutionError(f"{path}: not a valid executed notebook: {reason} (delete it and run `make execute`)") from None
+        unsafe = unsafe_outputs(nb)
+        if unsafe:
+            cell, what = unsafe[0]
+            raise ExecutionError(f"{path}: code cell {cell}: {what} would run script on the site; outputs are shown, never trusted (print plain text instead, or delete the notebook and run `make execute`)")
         entries[path.stem] = StoreEntry(path, text, cache_key(nb))
     return entries
 
@@ -98,15 +103,14 @@ def read_store(store_dir: Path) -> dict[str, StoreEntry]:
 def import_entry(cache: Any, entry: StoreEntry) -> bool:
     """Put a stored notebook into the jupyter-cache; return False when it was already there."""
     from jupyter_cache.base import CacheBundleIn
-    from jupyter_cache.cache.db import NbCacheRecord
 
+    nb = nbformat.reads(entry.text, as_version=4)
     try:
-        record = NbCacheRecord.record_from_hashkey(entry.key, cache.db)
+        record = cache.match_cache_notebook(nb)
     except KeyError:
         record = None
     if record is not None and record.description == entry.digest:
         return False
-    nb = nbformat.reads(entry.text, as_version=4)
     bundle = CacheBundleIn(nb, str(entry.path), data={META_KEY: provenance_of(nb)})
     cache.cache_notebook_bundle(bundle, check_validity=True, overwrite=True, description=entry.digest)
     return True

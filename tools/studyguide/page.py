@@ -13,20 +13,37 @@ from typing import Any
 
 from .errors import Problem
 
-SECTIONS: tuple[str, ...] = ("题目", "考点", "先给结论", "详解", "易错点", "追问", "关联")
-# Stable HTML anchors of the seven sections (Chinese titles would otherwise get id1, id2, ...).
-SECTION_IDS: dict[str, str] = {
-    "题目": "question", "考点": "why-asked", "先给结论": "short-answer", "详解": "details",
-    "易错点": "pitfalls", "追问": "follow-ups", "关联": "related",
-}
-CODE_SECTION = "详解"
-SHORT_SECTION = "先给结论"  # opened on every page by the front matter's answer line, then these bullets
-PITFALL_SECTION = "易错点"
-PROOF_SECTIONS = (SHORT_SECTION, PITFALL_SECTION)  # each bullet here cites the cell that proves it
+# The seven sections of a question page by stable key (also their HTML anchors); titles come from the locale.
+SECTION_KEYS: tuple[str, ...] = ("question", "why-asked", "short-answer", "details", "pitfalls", "follow-ups", "related")
+QUESTION, SHORT, DETAILS, PITFALLS, RELATED = "question", "short-answer", "details", "pitfalls", "related"
+PROOF_SECTIONS = (SHORT, PITFALLS)  # each bullet here cites the cell that proves it
 PROOF_ROLE = "proof"
 SHORT_MAX_BULLETS = 3
 SHORT_MAX_CHARS = 60  # per bullet, as read: code identifiers count, Markdown marks and proof marks do not
-LINK_SECTION = "关联"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The section titles of a book's question pages, by key, and the length of a short-answer bullet (from its locale)."""
+
+    titles: tuple[tuple[str, str], ...]  # (key, title) in page order
+    bullet_max_chars: int = SHORT_MAX_CHARS
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The titles in page order."""
+        return tuple(title for _, title in self.titles)
+
+    def title(self, key: str) -> str:
+        """The title of a section."""
+        return dict(self.titles)[key]
+
+    def key(self, title: str) -> str:
+        """The key of a section title ('' for a title that is not one of the seven)."""
+        return next((k for k, t in self.titles if t == title), "")
+
+
+ZH_SHAPE = Shape(tuple(zip(SECTION_KEYS, ("题目", "考点", "先给结论", "详解", "易错点", "追问", "关联"), strict=True)))
 REF_ROLES = frozenset({"ref", "doc", "numref"})
 _ROLE_RE = re.compile(r"\{([a-z-]+)\}`([^`]*)`")
 _DUNDER_RE = re.compile(r"__[A-Za-z0-9]\w*__")
@@ -67,6 +84,9 @@ class Outline:
     directives: list[Directive] = field(default_factory=list)  # every fenced directive but code cells
     html: list[tuple[int, str]] = field(default_factory=list)  # (line, raw HTML) blocks and inline tags
     links: list[tuple[int, str]] = field(default_factory=list)  # (line, target) of Markdown links
+    images: list[tuple[int, str]] = field(default_factory=list)  # (line, source) of Markdown images
+    code_loads: list[tuple[int, str]] = field(default_factory=list)  # (line, file) of code cells with :load:
+    formulas: list[tuple[int, str, bool]] = field(default_factory=list)  # (line, TeX, display) of every formula
     roles: list[tuple[int, str, str]] = field(default_factory=list)  # (line, role name, content)
 
     @property
@@ -77,7 +97,7 @@ class Outline:
     @property
     def short_bullets(self) -> list[Bullet]:
         """The bullets of 先给结论."""
-        return [b for b in self.bullets if b.section == SHORT_SECTION]
+        return [b for b in self.bullets if b.section == SHORT]
 
 
 @cache
@@ -157,8 +177,11 @@ def _scan_inline(out: Outline, inline: Any, line: int, section: str) -> None:
                 out.refs_by_section[section] = out.refs_by_section.get(section, 0) + 1
         elif child.type == "math_inline":
             _check_math(out, line, child.content)
+            out.formulas.append((line, child.content, False))
         elif child.type == "html_inline":
             out.html.append((line, child.content))
+        elif child.type == "image":
+            out.images.append((line, str(child.attrs.get("src", ""))))
         elif child.type == "link_open":
             href = str(child.attrs.get("href", ""))
             out.links.append((line, href))
@@ -168,8 +191,8 @@ def _scan_inline(out: Outline, inline: Any, line: int, section: str) -> None:
         out.dunders.append((line, name))
 
 
-def parse(text: str) -> Outline:
-    """Read a whole page (front matter included) into its outline, from the MyST tokens."""
+def parse(text: str, shape: Shape = ZH_SHAPE) -> Outline:
+    """Read a whole page (front matter included) into its outline, from the MyST tokens; sections by key."""
     out = Outline()
     lines = text.splitlines()
     toks = tokens(text)
@@ -184,8 +207,8 @@ def parse(text: str) -> Outline:
             if level <= 2:
                 if prompt_from is not None and not out.prompt:
                     out.prompt = "\n".join(lines[prompt_from : line - 1]).strip()
-                section = _plain(inline) if level == 2 else ""
-                prompt_from = line if section == SECTIONS[0] else prompt_from
+                section = (shape.key(_plain(inline)) or f"?{_plain(inline)}") if level == 2 else ""
+                prompt_from = line if section == QUESTION else prompt_from
             _scan_inline(out, inline, line, section)
             continue
         if tok.type == "inline":
@@ -201,11 +224,12 @@ def parse(text: str) -> Outline:
         if tok.type == "list_item_close" and depth == 1 and item_start >= 0:
             out.bullets.append(_bullet(toks[item_start:i], section))
             item_start = -1
-        if section == SHORT_SECTION and depth == 0 and tok.map and tok.type not in ("bullet_list_open",) and tok.level == 0:
+        if section == SHORT and depth == 0 and tok.map and tok.type not in ("bullet_list_open",) and tok.level == 0:
             out.short_prose.append(line)
         if tok.type == "fence":
             _scan_fence(out, tok, line)
         elif tok.type in ("math_block", "math_block_label"):
+            out.formulas.append((line, tok.content, True))
             for n, math_line in enumerate(tok.content.splitlines()):
                 _check_math(out, line + n + 1, math_line)
         elif tok.type == "html_block":
@@ -234,6 +258,11 @@ def _scan_fence(out: Outline, tok: Any, line: int) -> None:
         return
     name, argument = m.group(1), m.group(2).strip()
     if name == "code-cell":
+        from .safety import options
+
+        load = options(tok.content).get("load")
+        if load:
+            out.code_loads.append((line, load))
         return
     out.directives.append(Directive(line, name, argument, tok.content))
     if name == "index":
@@ -248,28 +277,29 @@ def _check_math(out: Outline, line_no: int, math: str) -> None:
         out.math_problems.append((line_no, bad))
 
 
-def section_of(outline: Outline, line: int) -> str:
-    """The ``##`` section that holds a page line ('' before the first one)."""
+def section_of(outline: Outline, line: int, shape: Shape = ZH_SHAPE) -> str:
+    """The key of the ``##`` section that holds a page line ('' before the first one or in an unknown one)."""
     found = ""
     for n, level, text in outline.headings:
         if n > line:
             break
         if level <= 2:
-            found = text if level == 2 else ""
+            found = shape.key(text) if level == 2 else ""
     return found
 
 
-def _check_short(outline: Outline, path: str) -> list[Problem]:
+def _check_short(outline: Outline, path: str, shape: Shape) -> list[Problem]:
     problems = []
     bullets = outline.short_bullets
-    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {SHORT_MAX_CHARS} characters; move nuance into 详解; the answer line comes from the front matter"
+    key = shape.title(SHORT)
+    hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {shape.bullet_max_chars} characters; move nuance into {shape.title(DETAILS)}; the answer line comes from the front matter"
     for line in outline.short_prose[:1]:
-        problems.append(Problem(path, line, SHORT_SECTION, "text outside the bullets", hint))
+        problems.append(Problem(path, line, key, "text outside the bullets", hint))
     for bullet in bullets[SHORT_MAX_BULLETS:SHORT_MAX_BULLETS + 1]:
-        problems.append(Problem(path, bullet.line, SHORT_SECTION, f"{len(bullets)} bullets", hint))
+        problems.append(Problem(path, bullet.line, key, f"{len(bullets)} bullets", hint))
     for bullet in bullets:
-        if plain_length(bullet.markdown) > SHORT_MAX_CHARS:
-            problems.append(Problem(path, bullet.line, SHORT_SECTION, f"bullet is {plain_length(bullet.markdown)} characters long", hint))
+        if plain_length(bullet.markdown) > shape.bullet_max_chars:
+            problems.append(Problem(path, bullet.line, key, f"bullet is {plain_length(bullet.markdown)} characters long", hint))
     return problems
 
 
@@ -278,18 +308,19 @@ def _check_dunders(outline: Outline, path: str) -> list[Problem]:
             for line, name in outline.dunders]
 
 
-def check(outline: Outline, path: str, body_line: int, cell_lines: list[int]) -> list[Problem]:
+def check(outline: Outline, path: str, body_line: int, cell_lines: list[int], shape: Shape = ZH_SHAPE) -> list[Problem]:
     """Check the outline, and where the code cells (as myst-nb reads them) sit, against the page shape."""
     problems: list[Problem] = []
+    sections = list(shape.names)
     top = [h for h in outline.headings if h[1] == 1]
     if len(top) != 1:
         line = top[1][0] if len(top) > 1 else body_line
-        problems.append(Problem(path, line, "title", f"found {len(top)} level-1 headings", "write exactly one '# 标题'"))
+        problems.append(Problem(path, line, "title", f"found {len(top)} level-1 headings", "write exactly one '# title'"))
     found = [(line, text) for line, level, text in outline.headings if level == 2]
     names = [text for _, text in found]
-    if names != list(SECTIONS):
-        missing = [s for s in SECTIONS if s not in names]
-        extra = [s for s in names if s not in SECTIONS]
+    if names != sections:
+        missing = [s for s in sections if s not in names]
+        extra = [s for s in names if s not in sections]
         if missing:
             msg = "missing section(s) " + ", ".join(f"'## {s}'" for s in missing)
         elif extra:
@@ -297,37 +328,40 @@ def check(outline: Outline, path: str, body_line: int, cell_lines: list[int]) ->
         else:
             msg = "sections are out of order"
         line = found[0][0] if found else body_line
-        problems.append(Problem(path, line, "sections", msg, "use, in order: " + " / ".join(SECTIONS)))
-    if not any(section_of(outline, line) == CODE_SECTION for line in cell_lines):
-        line = next((n for n, t in found if t == CODE_SECTION), body_line)
-        problems.append(Problem(path, line, CODE_SECTION, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
-    problems += _check_short(outline, path)
+        problems.append(Problem(path, line, "sections", msg, "use, in order: " + " / ".join(sections)))
+    details = shape.title(DETAILS)
+    if not any(section_of(outline, line, shape) == DETAILS for line in cell_lines):
+        line = next((n for n, t in found if t == details), body_line)
+        problems.append(Problem(path, line, details, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
+    problems += _check_short(outline, path, shape)
     problems += _check_dunders(outline, path)
     if outline.index_entries == 0:
         problems.append(Problem(path, body_line, "index", "no {index} entries", "add e.g. {index}`torch.Tensor.view` for the APIs discussed"))
     for line, char in outline.math_problems:
         hint = "formulas are typeset by LaTeX without CJK fonts: move Chinese text and full-width punctuation out of $...$"
         problems.append(Problem(path, line, "math", f"non-ASCII character {char!r} inside math", hint))
-    if not outline.refs_by_section.get(LINK_SECTION):
-        line = next((n for n, t in found if t == LINK_SECTION), body_line)
-        problems.append(Problem(path, line, LINK_SECTION, "no cross-reference", "link related questions with {ref}`question-id`"))
+    related = shape.title(RELATED)
+    if not outline.refs_by_section.get(RELATED):
+        line = next((n for n, t in found if t == related), body_line)
+        problems.append(Problem(path, line, related, "no cross-reference", "link related questions with {ref}`question-id`"))
     return problems
 
 
-def check_proofs(outline: Outline, path: str, labelled: dict[str, tuple[int, bool]]) -> list[Problem]:
-    """Every bullet of 先给结论 and 易错点 cites a labelled cell of this page that asserts (``labelled``: label -> (line, asserts))."""
+def check_proofs(outline: Outline, path: str, labelled: dict[str, tuple[int, bool]], shape: Shape = ZH_SHAPE) -> list[Problem]:
+    """Every bullet of the short answer and the pitfalls cites a labelled cell of this page that asserts (``labelled``: label -> (line, asserts))."""
     problems = []
     hint = "end the bullet with {proof}`label`, and give the code cell that proves it ':label: label' and an assert"
     for bullet in outline.bullets:
+        key = shape.title(bullet.section)
         if not bullet.proofs:
-            problems.append(Problem(path, bullet.line, bullet.section, "bullet cites no proof", hint))
+            problems.append(Problem(path, bullet.line, key, "bullet cites no proof", hint))
         for label in bullet.proofs:
             if label not in labelled:
                 known = ", ".join(sorted(labelled)) or "none"
-                problems.append(Problem(path, bullet.line, bullet.section, f"proof {label!r} is not a cell label of this page", f"labels here: {known}"))
+                problems.append(Problem(path, bullet.line, key, f"proof {label!r} is not a cell label of this page", f"labels here: {known}"))
             elif not labelled[label][1]:
                 problems.append(Problem(path, labelled[label][0], "proof", f"cell {label!r} is cited as proof but holds no assert", "assert the fact the bullet states"))
     for line, name, content in outline.roles:
-        if name == PROOF_ROLE and section_of(outline, line) not in PROOF_SECTIONS and content.strip() not in labelled:
+        if name == PROOF_ROLE and section_of(outline, line, shape) not in PROOF_SECTIONS and content.strip() not in labelled:
             problems.append(Problem(path, line, "proof", f"proof {content.strip()!r} is not a cell label of this page", "label the cell with ':label: ...'"))
     return problems

@@ -1,13 +1,20 @@
-"""Reference blocks for the cheat sheets: small tables computed by torch when the sheets are built.
+"""Reference blocks for the cheat sheets: small tables a book computes when its sheets are built.
 
-Each block is a function returning a title, column heads and rows of strings. Nothing here is typed by
-hand: the values come from the installed torch (``torch.finfo``, ``torch.broadcast_shapes``, ``stride()``).
+A book names Python files in ``[tool.studyguide] plugins``; each defines ``BLOCKS``, a mapping of block name to
+a function returning a ``Table``, and ``PACKAGE``, the package whose installed version computed them (printed
+under each table). Topics list the blocks of their sheet in ``topics.yml`` (``reference: [name]``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib.metadata
+import importlib.util
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -19,63 +26,45 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
 
 
-def _num(value: float) -> str:
-    return f"{value:.3g}".replace("e+", "e")
+@dataclass(frozen=True)
+class Block:
+    """A named reference block: the function that computes it, and the package it asks."""
+
+    name: str
+    compute: Callable[[], Table]
+    package: str = ""
 
 
-def dtypes() -> Table:
-    """Bits, range, eps and smallest normal of the common dtypes (``torch.finfo`` / ``torch.iinfo``)."""
-    import torch
-
-    rows = []
-    for dt in (torch.float64, torch.float32, torch.bfloat16, torch.float16, torch.float8_e4m3fn, torch.float8_e5m2):
-        f = torch.finfo(dt)
-        rows.append((str(dt).removeprefix("torch."), str(f.bits), _num(f.max), _num(f.eps), _num(f.tiny)))
-    for dt in (torch.int64, torch.int32, torch.int8, torch.uint8):
-        i = torch.iinfo(dt)
-        rows.append((str(dt).removeprefix("torch."), str(i.bits), f"{_num(i.min)}…{_num(i.max)}", "1", "—"))
-    return Table("dtype 数值范围", ("dtype", "位", "最大值 / 整数范围", "eps", "最小正规数"), tuple(rows))
-
-
-def broadcasting() -> Table:
-    """Result shapes of ``torch.broadcast_shapes`` for typical pairs, including one that fails."""
-    import torch
-
-    pairs = [((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((5, 1, 4), (3, 1)), ((8, 1), (8,)), ((2, 3), (3, 2))]
-    rows = []
-    for a, b in pairs:
-        try:  # fallback: an incompatible pair is a row of the table, not an error
-            result = str(tuple(torch.broadcast_shapes(a, b)))
-        except RuntimeError:
-            result = "报错：维度不兼容"
-        rows.append((str(a), str(b), result))
-    return Table("广播：从右往左对齐，1 可扩展", ("形状 A", "形状 B", "结果"), tuple(rows))
+def load(root: Path, paths: Iterable[str]) -> dict[str, Block]:
+    """The blocks of the plugin files ``paths`` (relative to ``root``); raise ``ConfigError`` naming a bad one."""
+    blocks: dict[str, Block] = {}
+    for rel in paths:
+        path = root / rel
+        if not path.is_file():
+            raise ConfigError(f"pyproject.toml [tool.studyguide]: plugins: {rel}: no such file (give a .py path from the project root)")
+        spec = importlib.util.spec_from_file_location(f"studyguide_plugin_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        try:
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+        except Exception as exc:  # a plugin is the book's own code: report it in one line
+            raise ConfigError(f"{rel}: the plugin failed to load: {type(exc).__name__}: {exc}") from None
+        found = getattr(module, "BLOCKS", None)
+        if not isinstance(found, Mapping):
+            raise ConfigError(f"{rel}: a plugin defines BLOCKS, a mapping of block name to a function returning a Table")
+        for name, compute in found.items():
+            if name in blocks:
+                raise ConfigError(f"{rel}: reference block {name!r} is defined twice (rename one)")
+            blocks[name] = Block(str(name), compute, str(getattr(module, "PACKAGE", "")))
+    return blocks
 
 
-def strides() -> Table:
-    """Shape, stride and contiguity of a tensor after common view operations."""
-    import torch
-
-    t = torch.empty(2, 3, 4)
-    cases = {
-        "t = empty(2, 3, 4)": t,
-        "t.transpose(0, 2)": t.transpose(0, 2),
-        "t.permute(2, 0, 1)": t.permute(2, 0, 1),
-        "t[:, ::2]": t[:, ::2],
-        "empty(3, 1).expand(3, 4)": torch.empty(3, 1).expand(3, 4),
-        "t.transpose(0, 2).contiguous()": t.transpose(0, 2).contiguous(),
-    }
-    rows = tuple((expr, str(tuple(v.shape)), str(v.stride()), "是" if v.is_contiguous() else "否") for expr, v in cases.items())
-    return Table("stride：view 不拷贝，只改 shape 与 stride", ("表达式", "shape", "stride", "连续"), rows)
-
-
-BLOCKS: dict[str, Callable[[], Table]] = {"dtypes": dtypes, "broadcasting": broadcasting, "strides": strides}
-
-
-def render(names: tuple[str, ...]) -> list[dict[str, object]]:
-    """The named blocks as the JSON the sheet template prints."""
-    import torch
-
-    note = f"构建时由 torch {torch.__version__.split('+')[0]} 计算"
-    return [{"title": (t := BLOCKS[name]()).title, "note": note, "heads": list(t.heads), "rows": [list(r) for r in t.rows]}
-            for name in names]
+def render(names: Iterable[str], blocks: Mapping[str, Block], note: str) -> list[dict[str, Any]]:
+    """The named blocks as the JSON the sheet template prints; ``note`` names ``{package}`` and ``{version}``."""
+    out: list[dict[str, Any]] = []
+    for name in names:
+        block = blocks[name]
+        table = block.compute()
+        version = importlib.metadata.version(block.package).split("+")[0] if block.package else ""
+        out.append({"title": table.title, "note": note.format(package=block.package, version=version) if block.package else "",
+                    "heads": list(table.heads), "rows": [list(r) for r in table.rows]})
+    return out

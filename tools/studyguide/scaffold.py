@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import page
 from .book import Book
 from .errors import BookError, Problem, StudyguideError, did_you_mean
-from .schema import ID_RE, TIER_BY_ID
+from .locale import Locale
+from .schema import ID_RE
 
 TEMPLATE = """---
 file_format: mystnb
@@ -19,87 +19,90 @@ studyguide:
   tier: {tier}
   topics: [{topic}]
   frequent: false
-  answer: 用一句话写出答案。
-  needs_gpu: false
+  answer: {answer}
 ---
 
 # {title}
 
-## 题目
+## {s[question]}
 
-面试中的问法。
+{question}
 
-## 考点
+## {s[why-asked]}
 
-面试官想确认什么。
+{why}
 
-## 先给结论
+## {s[short-answer]}
 
-- 开口的第一句话。
+- {short}{{proof}}`first-claim`
 
-## 详解
+## {s[details]}
 
-```{{index}} torch.Tensor
+```{{index}} {index}
 ```
 
-用运行的代码说明结论；能断言的事实写成 assert。
+{details}
 
 ```{{code-cell}} python
-import torch
-
-x = torch.zeros(2, 3)
-assert x.shape == (2, 3)
-print(x.shape)
+:label: first-claim
+{demo}
 ```
 
-速记：这道题最该记住的写法。
+{remember}
 
 ```{{code-cell}} python
 :tags: [cheatsheet]
-import torch
-
-assert torch.zeros(2, 3).t().stride() == (1, 3)
+{snippet}
 ```
 
-## 易错点
+## {s[pitfalls]}
 
-- 常见的错误说法，以及为什么错。
+- {pitfall}{{proof}}`first-claim`
 
-## 追问
+## {s[follow-ups]}
 
-- 面试官可能接着问什么？
+- {follow_up}
 
-## 关联
+## {s[related]}
 
 - {{ref}}`{related}`
 """
+# The sample code of a new page: torch for a book that records torch's version, Python's own library otherwise.
+TORCH_CODE = ("torch.Tensor", "import torch\n\nx = torch.zeros(2, 3)\nassert x.shape == (2, 3)\nprint(x.shape)",
+              "import torch\n\nassert torch.zeros(2, 3).t().stride() == (1, 3)")
+PLAIN_CODE = ("statistics.mean", "import statistics\n\nm = statistics.mean([1, 2, 3])\nassert m == 2\nprint(m)",
+              "import statistics\n\nassert statistics.median([3, 1, 2]) == 2")
 
 
-def render(question_id: str, tier: str, topic: str, title: str, related: str) -> str:
+def render(question_id: str, tier: str, topic: str, title: str, related: str, words: Locale, torch: bool = True) -> str:
     """The text of a new page (pure)."""
-    body = TEMPLATE.format(id=question_id, tier=tier, topic=topic, title=title or "题目标题", related=related)
-    assert [line[3:] for line in body.splitlines() if line.startswith("## ")] == list(page.SECTIONS)
+    index, demo, snippet = TORCH_CODE if torch else PLAIN_CODE
+    t = {k.removeprefix("scaffold."): v for k, v in words.strings.items() if k.startswith("scaffold.")}
+    body = TEMPLATE.format(id=question_id, tier=tier, topic=topic, related=related, s=dict(words.sections), index=index, demo=demo,
+                           snippet=snippet, **{**t, "title": title or t["title"], "follow_up": t["follow_up"]})
+    assert [line[3:] for line in body.splitlines() if line.startswith("## ")] == [title for _, title in words.sections]
     return body
 
 
-def create(book_dir: Path, book: Book, question_id: str, tier: str, topic: str, title: str = "") -> Path:
+def create(book_dir: Path, book: Book, question_id: str, tier: str, topic: str, title: str, words: Locale, torch: bool = False) -> Path:
     """Write ``book/<tier>/<topic>/<id>.md``; refuse bad names and existing ids or files."""
     problems = []
     if not ID_RE.match(question_id):
         problems.append(f"studyguide new: id: invalid id {question_id!r} (use lowercase kebab-case)")
     if any(q.id == question_id for q in book.questions):
         problems.append(f"studyguide new: id: {question_id!r} is taken (choose another id)")
-    if tier not in TIER_BY_ID:
-        problems.append(f"studyguide new: --tier: unknown tier {tier!r} ({did_you_mean(tier, TIER_BY_ID)})")
+    tiers = {t.id: t for t in book.tiers}
+    if tier not in tiers:
+        problems.append(f"studyguide new: --tier: unknown tier {tier!r} ({did_you_mean(tier, tiers)})")
     topics = {t.id for t in book.topics}
     if topic not in topics:
         problems.append(f"studyguide new: --topic: unknown topic {topic!r} ({did_you_mean(topic, topics)})")
     if problems:
         raise StudyguideError("\n".join(problems))
-    path = book_dir / TIER_BY_ID[tier].folder / topic / f"{question_id}.md"
+    path = book_dir / tiers[tier].folder / topic / f"{question_id}.md"
     if path.exists():
         raise BookError([Problem(str(path), 1, "path", "file exists", "choose another id")])
     related = book.questions[0].id if book.questions else question_id
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(question_id, tier, topic, title, related), encoding="utf-8")
+    path.write_text(render(question_id, tier, topic, title, related, words, torch), encoding="utf-8")
     return path

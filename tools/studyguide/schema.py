@@ -1,4 +1,4 @@
-"""The question metadata schema, defined once: tiers, the topic vocabulary and the fields."""
+"""The question metadata schema, defined once: the topic vocabulary and the fields (tiers come from the config)."""
 
 from __future__ import annotations
 
@@ -12,27 +12,29 @@ from .frontmatter import FrontMatter
 
 NAMESPACE = "studyguide"
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-MAX_ANSWER_CHARS = 120
-SENTENCE_ENDS = "。！？"
 
 
 @dataclass(frozen=True)
 class Tier:
-    """A difficulty tier: its id, Chinese label and source folder."""
+    """A difficulty tier: its id, label and source folder (``[[tool.studyguide.tiers]]``, or the locale's)."""
 
     id: str
     label: str
     folder: str
-    part: str  # LaTeX part title
+
+    @property
+    def part(self) -> str:
+        """The LaTeX part title."""
+        return self.label
 
 
-TIERS: tuple[Tier, ...] = (
-    Tier("basics", "入门", "1-basics", "入门"),
-    Tier("intermediate", "中级", "2-intermediate", "中级"),
-    Tier("advanced", "高阶", "3-advanced", "高阶"),
-)
-TIER_BY_ID = {t.id: t for t in TIERS}
-TIER_BY_FOLDER = {t.folder: t for t in TIERS}
+@dataclass(frozen=True)
+class AnswerRule:
+    """What makes an ``answer`` one sentence: its length and the marks that end a sentence (from the locale)."""
+
+    max_chars: int = 120
+    sentence_ends: str = "。！？"
+    end_hint: str = "end it with '。' and use no other '。！？'"
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ class Context:
     topics: Mapping[str, Topic]
     folder_tier: str | None
     folder_topic: str | None
+    tiers: Mapping[str, Tier]  # by id
+    answer: AnswerRule = AnswerRule()
 
 
 Issue = tuple[str, str, str]  # (key suffix, message, hint)
@@ -93,10 +97,10 @@ def _check_id(value: Any, ctx: Context) -> list[Issue]:
 def _check_tier(value: Any, ctx: Context) -> list[Issue]:
     if not isinstance(value, str):
         return [("", f"expected one tier id, got {value!r}", "write it plain, e.g. tier: basics")]
-    if value not in TIER_BY_ID:
-        return [("", f"unknown tier {value!r}", did_you_mean(str(value), TIER_BY_ID))]
+    if value not in ctx.tiers:
+        return [("", f"unknown tier {value!r}", did_you_mean(str(value), ctx.tiers))]
     if ctx.folder_tier and value != ctx.folder_tier:
-        folder = TIER_BY_ID[ctx.folder_tier].folder
+        folder = ctx.tiers[ctx.folder_tier].folder
         hint = f"the file is in {folder}/: set tier: {ctx.folder_tier}, or move the file"
         return [("", f"tier {value!r} does not match the folder", hint)]
     return []
@@ -129,13 +133,20 @@ def _check_bool(value: Any, ctx: Context) -> list[Issue]:
 def _check_answer(value: Any, ctx: Context) -> list[Issue]:
     if not isinstance(value, str) or not value.strip():
         return [("", "answer must be a non-empty string", "write the answer in one sentence")]
-    text = value.strip()
-    if len(text) > MAX_ANSWER_CHARS:
-        hint = f"shorten it to at most {MAX_ANSWER_CHARS} characters; details go in 详解"
+    text, rule = value.strip(), ctx.answer
+    if len(text) > rule.max_chars:
+        hint = f"shorten it to at most {rule.max_chars} characters; details go in the page"
         return [("", f"answer is {len(text)} characters long", hint)]
-    if text[-1] not in SENTENCE_ENDS or any(c in SENTENCE_ENDS for c in text[:-1]):
-        return [("", "answer must be exactly one sentence", "end it with '。' and use no other '。！？'")]
+    if text[-1] not in rule.sentence_ends or _second_sentence(text[:-1], rule.sentence_ends):
+        return [("", "answer must be exactly one sentence", rule.end_hint)]
     return []
+
+
+def _second_sentence(text: str, ends: str) -> bool:
+    """True when ``text`` holds a sentence end: a full-width mark anywhere, or ``.!?`` followed by a new sentence."""
+    wide = [c for c in ends if ord(c) > 127]
+    narrow = [c for c in ends if ord(c) <= 127]
+    return any(c in text for c in wide) or bool(narrow and re.search(f"[{re.escape(''.join(narrow))}]\\s+[A-Z]", text))
 
 
 @dataclass(frozen=True)
@@ -149,13 +160,14 @@ class Field:
 
 FIELDS: tuple[Field, ...] = (
     Field("id", "stable kebab-case id; labels, links and deck guids derive from it", _check_id),
-    Field("tier", "difficulty tier: " + ", ".join(f"{t.id} ({t.label})" for t in TIERS), _check_tier),
+    Field("tier", "difficulty tier: one of the tier ids of the book's config", _check_tier),
     Field("topics", "topic ids from book/topics.yml; the first is the chapter", _check_topics),
     Field("frequent", "高频: true when two or more interview collections ask it", _check_bool),
     Field("answer", "the short answer in one sentence, used by cheat sheets", _check_answer),
-    Field("needs_gpu", "true when the real output needs a GPU (CPU runs are a fallback)", _check_bool),
+    Field("needs_gpu", "true when the real output needs a GPU (CPU runs are a fallback); optional, default false", _check_bool),
 )
 FIELD_NAMES = tuple(f.name for f in FIELDS)
+OPTIONAL = {"needs_gpu": False}  # fields a page may leave out, with their value then
 
 
 def validate(fm: FrontMatter, path: str, ctx: Context, title: str) -> tuple[Question | None, list[Problem]]:
@@ -170,6 +182,8 @@ def validate(fm: FrontMatter, path: str, ctx: Context, title: str) -> tuple[Ques
         problems.append(Problem(path, fm.line(full), full, "unknown field", did_you_mean(key, FIELD_NAMES)))
     for field in FIELDS:
         full = f"{NAMESPACE}.{field.name}"
+        if field.name not in raw and field.name in OPTIONAL:
+            continue
         if field.name not in raw:
             hint = f"add '{field.name}:' — {field.help}"
             problems.append(Problem(path, fm.line(NAMESPACE), full, "missing field", hint))
@@ -184,14 +198,14 @@ def validate(fm: FrontMatter, path: str, ctx: Context, title: str) -> tuple[Ques
         topics=tuple(raw["topics"]),
         frequent=raw["frequent"],
         answer=raw["answer"].strip(),
-        needs_gpu=raw["needs_gpu"],
+        needs_gpu=raw.get("needs_gpu", OPTIONAL["needs_gpu"]),
         path=path,
         title=title,
     )
     return question, []
 
 
-def parse_topics(data: Any, lines: Mapping[str, int], path: str) -> tuple[list[Topic], list[Problem]]:
+def parse_topics(data: Any, lines: Mapping[str, int], path: str, blocks: frozenset[str] | None = None) -> tuple[list[Topic], list[Problem]]:
     """Build the topic vocabulary from the parsed ``topics.yml`` mapping ``id: {label, description}``."""
     if not isinstance(data, dict) or not data:
         return [], [Problem(path, 1, "topics", "expected a mapping of topic ids", "e.g. tensor: {label: 张量}")]
@@ -203,13 +217,13 @@ def parse_topics(data: Any, lines: Mapping[str, int], path: str) -> tuple[list[T
             problems.append(Problem(path, line, str(key), "invalid topic id", "use lowercase kebab-case"))
             continue
         if not isinstance(value, dict) or not isinstance(value.get("label"), str) or not value["label"]:
-            problems.append(Problem(path, line, f"{key}.label", "missing Chinese label", "add label: 中文名"))
+            problems.append(Problem(path, line, f"{key}.label", "missing label", "add label: the topic's name as printed"))
             continue
         extra = sorted(set(value) - {"label", "description", "sheet", "reference"})
         for name in extra:
             problems.append(Problem(path, line, f"{key}.{name}", "unknown field", "use label, description, sheet, reference"))
         sheet, sheet_problem = _sheet_field(value.get("sheet", ""), topics, key, line, path)
-        reference, ref_problems = _reference_field(value.get("reference", []), key, line, path)
+        reference, ref_problems = _reference_field(value.get("reference", []), key, line, path, blocks)
         problems += [*sheet_problem, *ref_problems]
         topics.append(Topic(key, value["label"], str(value.get("description", "")), sheet, reference))
     return topics, problems
@@ -224,12 +238,11 @@ def _sheet_field(value: Any, before: list[Topic], key: str, line: int, path: str
     return "", [Problem(path, line, f"{key}.sheet", f"cannot share the sheet of {value!r}", hint)]
 
 
-def _reference_field(value: Any, key: str, line: int, path: str) -> tuple[tuple[str, ...], list[Problem]]:
-    """``reference``: a list of known reference blocks."""
-    from .refblocks import BLOCKS
-
+def _reference_field(value: Any, key: str, line: int, path: str, blocks: frozenset[str] | None) -> tuple[tuple[str, ...], list[Problem]]:
+    """``reference``: a list of reference blocks the book's plugins define (not checked when ``blocks`` is None)."""
     names = value if isinstance(value, list) else [value]
-    bad = [str(n) for n in names if n not in BLOCKS]
+    bad = [str(n) for n in names if blocks is not None and n not in blocks]
     if bad:
-        return (), [Problem(path, line, f"{key}.reference", f"unknown reference block(s) {', '.join(bad)}", f"use some of: {', '.join(BLOCKS)}")]
-    return tuple(names), []
+        known = ", ".join(sorted(blocks or ())) or "none: name a plugin in [tool.studyguide] plugins"
+        return (), [Problem(path, line, f"{key}.reference", f"unknown reference block(s) {', '.join(bad)}", f"use some of: {known}")]
+    return tuple(str(n) for n in names), []

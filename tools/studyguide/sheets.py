@@ -12,17 +12,21 @@ from typing import Any
 
 from .book import Book
 from .errors import BuildError
-from .schema import TIER_BY_ID, TIERS, Question, Topic
+from .locale import Locale
+from .refblocks import Block
+from .schema import Question, Topic
 
 TEMPLATE = Path(__file__).parent / "templates" / "cheatsheet.typ"
 FONT_DIRS = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/truetype/noto")
-TOP = "top"  # 高频 sheets are named top-<tier>: all 高频 answers never fit one A4 page at >= 7 pt
-TOP_TITLE = "高频 Top"
-# Tiers that share a 高频 sheet (the advanced tier alone fills a fifth of a page), and its reference blocks.
-TOP_SHEETS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("basics",), ("broadcasting", "strides", "dtypes")),
-    (("intermediate", "advanced"), ()),
-)
+TOP = "top"  # frequent-question sheets are named top-<tier>[-<tier>]: all of them never fit one A4 page at >= 7 pt
+FrequentSheets = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]  # (tiers sharing a sheet, its reference blocks)
+
+
+def frequent_groups(config: Any) -> FrequentSheets:
+    """The book's frequent sheets (``[tool.studyguide] frequent_sheets``); by default one per tier."""
+    if config.frequent_sheets:
+        return tuple((tuple(s["tiers"]), tuple(s.get("reference", ()))) for s in config.frequent_sheets)
+    return tuple(((t.id,), ()) for t in config.tier_list)
 MIN_FILL = 0.5  # a sheet less than half full is not worth printing: merge it or give it a reference block
 LAYOUT = {"columns": 3, "body_pt": 8, "code_pt": 7}  # floor: nothing below 7 pt
 
@@ -55,8 +59,8 @@ def sheet_name(topic: Topic) -> str:
     return topic.sheet or topic.id
 
 
-def plan(book: Book) -> list[Sheet]:
-    """One sheet per chapter topic (topics may share one), then the 高频 sheets of ``TOP_SHEETS``.
+def plan(book: Book, words: Locale, frequent: FrequentSheets = ()) -> list[Sheet]:
+    """One sheet per chapter topic (topics may share one), then the frequent-question sheets.
 
     A question sits on one topic sheet only, like it sits in one chapter: a sheet's size is then bounded by
     its chapters, and the topic index pages still list every question that merely mentions the topic.
@@ -66,22 +70,24 @@ def plan(book: Book) -> list[Sheet]:
         members = [t for t in book.topics if sheet_name(t) == owner.id]
         groups = tuple(
             Group(tier.label if len(members) == 1 else f"{topic.label} · {tier.label}", qs)
-            for topic in members for tier in TIERS
+            for topic in members for tier in book.tiers
             if (qs := tuple(q for q in book.questions if q.tier == tier.id and q.chapter == topic.id))
         )
         if groups:
             title = " · ".join(t.label for t in members if any(q.chapter == t.id for q in book.questions))
             refs = tuple(r for t in members for r in t.reference)
             sheets.append(Sheet(owner.id, title, groups, refs))
-    for tiers, refs in TOP_SHEETS:
-        frequent = tuple(
-            Group(t.label if len(tiers) == 1 else f"{TIER_BY_ID[tier].label} · {t.label}", qs)
+    known = {t.id: t for t in book.tiers}
+    for wanted, refs in frequent:
+        tiers = tuple(t for t in wanted if t in known)  # a tier the book does not have is left out
+        groups_ = tuple(
+            Group(t.label if len(tiers) == 1 else f"{known[tier].label} · {t.label}", qs)
             for tier in tiers for t in book.topics
             if (qs := tuple(q for q in book.questions if q.frequent and q.tier == tier and q.chapter == t.id))
         )
-        if frequent:
-            label = "与".join(TIER_BY_ID[t].label for t in tiers)
-            sheets.append(Sheet(f"{TOP}-{'-'.join(tiers)}", f"{TOP_TITLE} · {label}", frequent, refs))
+        if groups_:
+            label = words.t("and").join(known[t].label for t in tiers)
+            sheets.append(Sheet(f"{TOP}-{'-'.join(tiers)}", f"{words.t('sheets.top_title')} · {label}", groups_, refs))
     return sheets
 
 
@@ -90,10 +96,11 @@ def is_top(sheet: Sheet) -> bool:
     return sheet.name.startswith(f"{TOP}-")
 
 
-def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str]) -> dict[str, Any]:
-    """The JSON the Typst template typesets: header, footer with topic and date, groups of items."""
+def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str], words: Locale, blocks: Mapping[str, Block]) -> dict[str, Any]:
+    """The JSON the Typst template typesets: header, footer with topic and date, groups of items (``edition`` as printed)."""
     latest = max((dates[q.id] for q in sheet.questions if q.id in dates), default="")
-    footer = " · ".join(p for p in (f"{sheet.title} 速查表", f"{title} {edition} 版", f"输出执行于 {latest}" if latest else "") if p)
+    footer = " · ".join(p for p in (words.t("sheets.footer_sheet", title=sheet.title), words.t("sheets.footer_edition", title=title, edition=edition),
+                                    words.t("sheets.footer_date", date=latest) if latest else "") if p)
     groups = [
         {"heading": g.heading, "items": [
             {"title": q.title, "answer": q.answer, "frequent": q.frequent and not is_top(sheet),
@@ -103,8 +110,11 @@ def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str]) -> di
     ]
     from .refblocks import render
 
-    return {"title": f"{sheet.title} · 速查表", "subtitle": title, "author": title, "footer": footer, "groups": groups,
-            "references": render(sheet.references),
+    return {"title": words.t("sheets.sheet_title", title=sheet.title), "subtitle": title, "author": title, "footer": footer, "groups": groups,
+            "references": render(sheet.references, blocks, words.t("sheets.reference_note")),
+            "words": {"frequent": words.t("frequent"), "page": words.t("sheets.page", page="\0").split("\0"),
+                      "reference": words.t("sheets.reference", title="\0").split("\0")},
+            "lang": words.html_lang.split("-")[0], "region": (words.html_lang.split("-") + [""])[1].lower(),
             "layout": {"columns": LAYOUT["columns"], "body": LAYOUT["body_pt"], "code": LAYOUT["code_pt"], "compact": is_top(sheet)}}
 
 
@@ -181,14 +191,15 @@ def _digest(payload: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def build_sheets(book: Book, out_dir: Path, title: str, edition: str, dates: Mapping[str, str], mirror: Path | None = None) -> SheetReport:
+def build_sheets(book: Book, out_dir: Path, title: str, edition: str, dates: Mapping[str, str], words: Locale,
+                 blocks: Mapping[str, Block], frequent: FrequentSheets = (), mirror: Path | None = None) -> SheetReport:
     """Typeset every changed sheet into ``out_dir/<name>.pdf`` (and ``mirror``); write only changed files.
 
     All sheets are typeset before any is written, so one overflowing sheet leaves the old set in place.
     """
     start = time.monotonic()
     report = SheetReport()
-    payloads = {s.name: (s, data(s, title, edition, dates)) for s in plan(book)}
+    payloads = {s.name: (s, data(s, title, edition, dates, words, blocks)) for s in plan(book, words, frequent)}
     digests = {name: _digest(payload) for name, (_, payload) in payloads.items()}
     inputs = out_dir / INPUTS_FILE
     before = json.loads(inputs.read_text()) if inputs.is_file() else {}

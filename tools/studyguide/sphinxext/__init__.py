@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -9,13 +10,14 @@ from sphinx.application import Sphinx
 from sphinx.config import Config as SphinxConfig
 from sphinx.errors import ExtensionError
 
-from .. import __version__
+from .. import __version__, cover, editions
 from ..book import load_book
+from ..build_state import PRELOADED
 from ..config import load_config
 from ..edition import latex_footer
 from ..errors import StudyguideError
-from ..generate import QUICK_DIR, SELFTEST_DIR
-from . import environment, epub, ereader, fresh, mathcache, pages, proofs, quickreview, search, selftest
+from ..project import Layout
+from . import environment, epub, ereader, fresh, mathcache, navigation, pages, proofs, quickreview, safety, search, selftest, state
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -29,52 +31,67 @@ def project_root(app: Sphinx) -> Path:
 
 
 def configure(app: Sphinx, config: SphinxConfig) -> None:
-    """Derive title, author, output names and the cache path from ``[tool.studyguide]``."""
+    """Derive title, author, language, output names and the cache path from the project (``[tool.studyguide]``)."""
     root = project_root(app)
     try:
-        sg = load_config(root)
+        layout = Layout(root, load_config(root))
+        blocks = frozenset(layout.blocks)
     except StudyguideError as exc:
         raise ExtensionError(str(exc)) from None
-    app.studyguide_config = sg  # type: ignore[attr-defined]
-    app.studyguide_root = root  # type: ignore[attr-defined]
+    sg, words = layout.config, layout.config.locale
+    state.attach(app, state.State(root, sg, blocks=blocks, layout=layout))
     config.project = config.html_title = config.epub_title = sg.title
     config.author = config.epub_author = config.epub_publisher = sg.author
     config.copyright = f"2026, {sg.author}"
     config.latex_documents = [
-        ("index", f"{sg.basename}.tex", sg.title, sg.author, "manual"),
-        (f"{SELFTEST_DIR}/index", f"{sg.basename}-selftest.tex", f"{sg.title} · 自测版", sg.author, "manual"),
-        (f"{QUICK_DIR}/index", f"{sg.basename}-quickreview.tex", f"{sg.title} · 速览版", sg.author, "manual"),
+        (e.root_doc, f"{layout.output(e, 'pdf').stem}.tex", words.t(e.title, title=sg.title) if e.title else sg.title, sg.author, "manual")
+        for e in editions.latex_editions()
     ]
+    quick = layout.output(editions.QUICK, "pdf").stem
     latex = dict(config.latex_elements)
     latex["extrapackages"] = latex.get("extrapackages", "") + "\\usepackage{xr-hyper}\n"  # before hyperref
-    latex["preamble"] = latex.get("preamble", "") + quickreview.latex_external(f"{sg.basename}-quickreview", sg.basename)
+    latex["preamble"] = latex.get("preamble", "") + quickreview.latex_external(quick, sg.basename) + latex_footer(sg.edition_text)
     config.latex_elements = latex
     config.epub_basename = sg.basename
     config.epub_uid = config.epub_identifier = f"studyguide-{sg.basename}"  # an XML name: epubcheck RSC-005
     config.version = config.release = sg.edition
     config.today = sg.edition_text
     config.epub_description = f"{sg.title} · {sg.edition_text}"
-    config.latex_elements = {**config.latex_elements, "preamble": config.latex_elements.get("preamble", "") + latex_footer(sg.edition_text)}
-    config.epub_language = "zh-CN"
+    config.epub_language = words.html_lang
+    if not (root / "_static" / "cover.png").is_file():  # no cover of its own: one made from the title
+        made = cover.render(sg.title, sg.description, [t.label for t in sg.tier_list], sg.edition_text, layout.build / "cover" / "cover.png")
+        config.html_static_path = [*config.html_static_path[:1], str(made.parent), *config.html_static_path[1:]]
     config.epub_cover = ("_static/cover.png", "")
-    config.nb_execution_cache_path = str(root / sg.build_dir / ".jupyter_cache")
+    config.nb_execution_cache_path = str(layout.cache)
     config.nb_execution_timeout = sg.cell_timeout
     config.templates_path = [*config.templates_path, TEMPLATES]
-    config.html_context = {**config.html_context, "studyguide_basename": sg.basename}
+    downloads = [(name, words.t(key)) for name, key in layout.downloads_list()]
+    config.html_context = {**config.html_context, "studyguide_downloads": downloads, "studyguide_words": {
+        k.removeprefix("site."): v for k, v in words.strings.items() if k.startswith("site.")}, "studyguide_lang": words.html_lang}
 
 
 def load_metadata(app: Sphinx, env: Any, docnames: list[str]) -> None:
-    """Load and validate every question's metadata before Sphinx reads pages."""
+    """Take the book `studyguide build` already parsed and checked, or parse it (a plain sphinx-build)."""
     srcdir = Path(app.srcdir)
-    try:
-        app.studyguide_book = load_book(srcdir, prefix=srcdir.name, rules=app.studyguide_config.rules)  # type: ignore[attr-defined]
-    except StudyguideError as exc:
-        raise ExtensionError(f"the book has problems (run `make check`):\n{exc}") from None
-    app.studyguide_reading = set(docnames)  # type: ignore[attr-defined]
+    st = state.of_app(app)
+    state.bind(app, env)
+    preloaded = PRELOADED.get(str(srcdir.resolve()))
+    if preloaded is not None:
+        st.book = preloaded
+    else:
+        try:
+            rules = dataclasses.replace(st.config.rules, blocks=st.blocks)
+            st.book = load_book(srcdir, prefix=srcdir.name, rules=rules)
+        except StudyguideError as exc:
+            raise ExtensionError(f"the book has problems (run `make check`):\n{exc}") from None
+    st.reading = set(docnames)
 
 
 def add_site_script(app: Sphinx) -> None:
     """The self-test switch's script, for the website only (EPUB pages stay script-free)."""
+    st = state.of_app(app)
+    st.builder = app.builder
+    state.bind(app, app.env)
     if app.builder.name == "html":
         app.add_js_file("studyguide.js")
 
@@ -93,6 +110,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     proofs.setup(app)
     quickreview.setup(app)
     search.setup(app)
+    safety.setup(app)
+    navigation.setup(app)
     epub.setup(app)
     ereader.setup(app)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}  # bump when a read-time transform changes
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}  # bump when a read-time transform changes

@@ -1,20 +1,67 @@
-"""The ``studyguide-environment`` directive: a table of where the book's outputs were produced."""
+"""The ``studyguide-environment`` directive: a table of where the book's outputs were produced.
+
+Each question page records its provenance while it is read; an ``EnvironmentCollector`` keeps those records
+per document (purged when a page is read again, merged after parallel reads).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .. import provenance
+from ..locale import Locale
+from . import state
+
+RECORDS = "studyguide_provenance"  # env attribute: docname -> provenance record (or None)
+SUMMARY_DOCS = "studyguide_summary_docs"  # env attribute: docnames that hold the summary
 
 
 class environment_summary(nodes.General, nodes.Element):
     """Placeholder, replaced by the summary table once every page has been read."""
+
+
+def _store(env: Any, name: str, default: Any) -> Any:
+    if not hasattr(env, name):
+        setattr(env, name, default)
+    return getattr(env, name)
+
+
+def record(env: Any, docname: str, prov: dict | None) -> None:
+    """Keep the provenance of a question page (called while the page is read)."""
+    _store(env, RECORDS, {})[docname] = prov
+
+
+class ProvenanceCollector(EnvironmentCollector):
+    """Provenance records and summary pages, kept per document."""
+
+    def clear_doc(self, app: Sphinx, env: Any, docname: str) -> None:
+        """Forget what a re-read document recorded."""
+        _store(env, RECORDS, {}).pop(docname, None)
+        _store(env, SUMMARY_DOCS, set()).discard(docname)
+
+    def merge_other(self, app: Sphinx, env: Any, docnames: AbstractSet[str], other: Any) -> None:
+        """Merge what parallel readers recorded."""
+        mine, theirs = _store(env, RECORDS, {}), _store(other, RECORDS, {})
+        mine.update({d: theirs[d] for d in docnames if d in theirs})
+        _store(env, SUMMARY_DOCS, set()).update(_store(other, SUMMARY_DOCS, set()) & docnames)
+
+    def process_doc(self, app: Sphinx, doctree: nodes.document) -> None:
+        """Note the pages that hold the summary."""
+        if any(True for _ in doctree.findall(environment_summary)):
+            _store(app.env, SUMMARY_DOCS, set()).add(app.env.docname)
+
+    def get_updated_docs(self, app: Sphinx, env: Any) -> list[str]:
+        """Rewrite the summary pages whenever pages were read again."""
+        st = state.of(env)
+        return sorted(_store(env, SUMMARY_DOCS, set())) if st is not None and st.reading else []
 
 
 class EnvironmentDirective(SphinxDirective):
@@ -23,13 +70,11 @@ class EnvironmentDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        """Return the placeholder node and remember which page holds it."""
-        env: Any = self.env  # carries the extension's own attributes
-        env.studyguide_summary_docs.add(env.docname)
+        """Return the placeholder node."""
         return [environment_summary()]
 
 
-def _table(rows: list[provenance.SummaryRow], total: int) -> nodes.table:
+def _table(rows: list[provenance.SummaryRow], total: int, words: Locale) -> nodes.table:
     table = nodes.table(classes=["studyguide-environment"])
     group = nodes.tgroup(cols=3)
     table += group
@@ -46,11 +91,11 @@ def _table(rows: list[provenance.SummaryRow], total: int) -> nodes.table:
             r += nodes.entry("", nodes.paragraph(text=text))
         parent += r
 
-    row(["执行环境", "页数", "执行日期"], head)
+    row([words.t("environment.head_env"), words.t("environment.head_pages"), words.t("environment.head_dates")], head)
     for item in rows:
-        dates = item.first_date if item.first_date == item.last_date else f"{item.first_date} 至 {item.last_date}"
+        dates = item.first_date if item.first_date == item.last_date else words.t("environment.date_range", first=item.first_date, last=item.last_date)
         row([item.environment, str(item.pages), dates], body)
-    row(["合计", str(total), ""], body)
+    row([words.t("environment.total"), str(total), ""], body)
     return table
 
 
@@ -63,32 +108,26 @@ class EnvironmentSummary(SphinxPostTransform):
         """Fill in every placeholder of this document."""
         placeholders = list(self.document.findall(environment_summary))
         if placeholders:
-            _fill(self.app, placeholders)
+            _fill(self.env, placeholders)
 
 
-def _fill(app: Sphinx, placeholders: list[environment_summary]) -> None:
-    """Replace the placeholders with the summary table, and list the CPU-fallback pages."""
-    env: Any = app.env  # carries the extension's own attributes
-    records = list(env.studyguide_provenance.values())
-    rows = provenance.summarize(records)
-    intro = nodes.paragraph(text=(
-        "书中每一段输出都来自真实运行。下表汇总了各题输出的产生环境；"
-        "每道题的标题下方也注明了它自己的设备、torch 版本与执行日期。"
-    ))
-    content: list[nodes.Node] = [intro, _table(rows, len(records))]
-    book = getattr(app, "studyguide_book", None)
-    questions = book.questions if book else ()
-    prov = env.studyguide_provenance
+def _fill(env: Any, placeholders: list[environment_summary]) -> None:
+    """Replace the placeholders with the summary table, and list the CPU-fallback and timing pages."""
+    st = state.of(env)
+    if st is None or st.book is None:
+        return
+    words, packages = st.config.locale, st.config.provenance
+    prov = _store(env, RECORDS, {})
+    questions = st.book.questions
+    rows = provenance.summarize(list(prov.values()), words, packages)
+    content: list[nodes.Node] = [nodes.paragraph(text=words.t("environment.intro")), _table(rows, len(prov), words)]
     fallback = [q for q in questions if provenance.is_cpu_fallback(q.needs_gpu, prov.get(q.docname))]
     if fallback:
-        content.append(nodes.paragraph(text=f"以下 {len(fallback)} 道题的真实输出需要 GPU，本版中它们的输出是 CPU 上的回退结果："))
+        content.append(nodes.paragraph(text=words.t("environment.fallback", n=len(fallback))))
         content.append(_links(fallback))
     timed = [q for q in questions if (prov.get(q.docname) or {}).get("alone")]
     if timed:
-        content.append(nodes.paragraph(text=(
-            f"以下 {len(timed)} 道题会计时。它们在其他页并行执行完之后逐一单独运行，线程数固定"
-            "（见各页标题下的执行信息），计时用 torch.utils.benchmark 或 CUDA event，报告中位数与离散度："
-        )))
+        content.append(nodes.paragraph(text=words.t("environment.timed", n=len(timed))))
         content.append(_links(timed))
     for node in placeholders:
         node.replace_self([n.deepcopy() for n in content])
@@ -103,39 +142,9 @@ def _links(questions: list[Any]) -> nodes.bullet_list:
     return items
 
 
-def init_env(app: Sphinx, env: Any, docnames: list[str]) -> None:
-    """Create the per-document stores on first use."""
-    if not hasattr(env, "studyguide_provenance"):
-        env.studyguide_provenance = {}
-        env.studyguide_summary_docs = set()
-
-
-def purge(app: Sphinx, env: Any, docname: str) -> None:
-    """Forget what a re-read document recorded."""
-    init_env(app, env, [])
-    env.studyguide_provenance.pop(docname, None)
-    env.studyguide_summary_docs.discard(docname)
-
-
-def merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
-    """Merge what parallel readers recorded."""
-    env.studyguide_provenance.update({d: other.studyguide_provenance[d] for d in docnames if d in other.studyguide_provenance})
-    env.studyguide_summary_docs.update(other.studyguide_summary_docs & docnames)
-
-
-def outdated(app: Sphinx, env: Any) -> list[str]:
-    """Rewrite the summary page whenever pages were read again."""
-    if getattr(app, "studyguide_reading", None):
-        return sorted(env.studyguide_summary_docs)
-    return []
-
-
 def setup(app: Sphinx) -> None:
-    """Register the directive, node and events."""
+    """Register the directive, node, collector and post-transform."""
     app.add_node(environment_summary)
     app.add_directive("studyguide-environment", EnvironmentDirective)
-    app.connect("env-before-read-docs", init_env, priority=400)
-    app.connect("env-purge-doc", purge)
-    app.connect("env-merge-info", merge)
-    app.connect("env-get-updated", outdated)
+    app.add_env_collector(ProvenanceCollector)
     app.add_post_transform(EnvironmentSummary)

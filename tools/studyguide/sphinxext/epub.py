@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 from collections.abc import Iterator
@@ -17,16 +18,17 @@ from sphinx.application import Sphinx
 from sphinx.builders.epub3 import Epub3Builder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from .. import editions
 from ..generate import QUICK_DIR, SELFTEST_DIR
 from ..indexes import SHEETS_DIR, TOPICS_DIR
+from . import state
 from .fresh import FreshFromDoctrees
 
 WEB_ONLY = (f"{TOPICS_DIR}/", f"{SHEETS_DIR}/", f"{SELFTEST_DIR}/", f"{QUICK_DIR}/")  # not part of the EPUB
-QUICK = QUICK_DIR  # value of ``studyguide_edition`` that builds the quick-review EPUB instead of the book
+QUICK = editions.QUICK.key  # value of ``studyguide_edition`` that builds the quick-review EPUB instead of the book
 THEME = "studyguide-epub"  # themes/studyguide-epub: Sphinx's epub layout with the e-reader stylesheet
 THEME_DIR = Path(__file__).parent / "themes" / THEME
 EPUB_CSS = ("studyguide-epub.css", "pygments.css")  # the only stylesheets of the EPUB
-OUTPUT_LABEL = "输出"
 _SVG_RE = re.compile(r"<svg\b.*?</svg>", re.S)
 
 
@@ -71,7 +73,8 @@ class LabelOutputs(SphinxPostTransform):
         """Insert the label paragraph into each output container."""
         for node in list(self.document.findall(nodes.container)):
             if "cell_output" in node["classes"]:
-                node.insert(0, nodes.paragraph("", OUTPUT_LABEL, classes=["studyguide-output-label"]))
+                label = state.of(self.env).config.locale.t("epub.output")  # type: ignore[union-attr]
+                node.insert(0, nodes.paragraph("", label, classes=["studyguide-output-label"]))
 
 
 class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
@@ -84,9 +87,10 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
         if self.config.studyguide_edition == QUICK:
             own = object.__new__(type(self.config))  # Sphinx keeps values per instance: the shared one is untouched
             own.__dict__.update(self.config.__dict__)  # (copy.copy would go through __getstate__ and drop some)
-            own.root_doc = f"{QUICK_DIR}/index"
-            own.epub_basename = f"{self.config.epub_basename}-{QUICK}"
-            own.epub_title = f"{self.config.epub_title} · 速览版"
+            words = state.of(self.env).config.locale  # type: ignore[union-attr]
+            own.root_doc = editions.QUICK.root_doc
+            own.epub_basename = f"{self.config.epub_basename}{editions.QUICK.suffix}"
+            own.epub_title = words.t(editions.QUICK.title, title=self.config.epub_title)
             own.epub_uid = own.epub_identifier = f"{self.config.epub_uid}-{QUICK}"
             self.config = own
         super().init()
@@ -100,6 +104,15 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
 
     def _wanted(self, docname: str) -> bool:
         return docname.startswith(f"{QUICK_DIR}/") if self.quick else not docname.startswith(WEB_ONLY)
+
+    def prepare_writing(self, docnames: AbstractSet[str]) -> None:
+        """Every XHTML page declares the book's language; the navigation and guide titles are in it too."""
+        super().prepare_writing(docnames)
+        words = state.of(self.env).config.locale  # type: ignore[union-attr]
+        lang = words.html_lang
+        self.globalcontext["html_tag"] = (f'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" '
+                                          f'lang="{lang}" xml:lang="{lang}">')
+        self.guide_titles = {"toc": words.t("epub.contents"), "cover": words.t("epub.cover")}
 
     def get_outdated_docs(self) -> Iterator[str]:  # type: ignore[override]
         """Only the pages of this edition."""
@@ -126,6 +139,29 @@ class TieredEpubBuilder(FreshFromDoctrees, Epub3Builder):
             unused += [p.relative_to(self.outdir).as_posix() for p in sorted((self.outdir / self.imagedir / "math").glob("*"))]
         self.config.epub_exclude_files = [*self.config.epub_exclude_files, *unused]
         super().build_content()
+        self._add_accessibility_metadata()
+
+    def build_navigation_doc(self) -> None:
+        """The navigation document, its toc landmark carrying the ARIA role that matches its epub:type."""
+        super().build_navigation_doc()
+        nav = self.outdir / "nav.xhtml"
+        text = nav.read_text(encoding="utf-8")
+        if 'role="doc-toc"' not in text:
+            nav.write_text(text.replace('<nav epub:type="toc">', '<nav epub:type="toc" role="doc-toc">', 1), encoding="utf-8")
+
+    def _add_accessibility_metadata(self) -> None:
+        """The EPUB Accessibility 1.1 metadata (schema.org) in the package document, with the book's summary."""
+        opf = self.outdir / "content.opf"
+        text = opf.read_text(encoding="utf-8")
+        if "schema:accessMode" in text:
+            return
+        summary = html.escape(state.of(self.env).config.locale.t("epub.accessibility"))  # type: ignore[union-attr]
+        metas = [("schema:accessMode", "textual"), ("schema:accessMode", "visual"), ("schema:accessModeSufficient", "textual"),
+                 ("schema:accessibilityFeature", "structuralNavigation"), ("schema:accessibilityFeature", "tableOfContents"),
+                 ("schema:accessibilityFeature", "readingOrder"), ("schema:accessibilityFeature", "alternativeText"),
+                 ("schema:accessibilityFeature", "index"), ("schema:accessibilityHazard", "none"), ("schema:accessibilitySummary", summary)]
+        block = "".join(f'    <meta property="{p}">{v}</meta>\n' for p, v in metas)
+        opf.write_text(text.replace("  </metadata>", block + "  </metadata>", 1), encoding="utf-8")
 
     def get_refnodes(self, doctree: nodes.Node, result: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Like Sphinx's, but a captioned toctree becomes one level-1 entry holding its pages."""
@@ -158,6 +194,8 @@ def clean_page(app: Sphinx, pagename: str, templatename: str, context: dict[str,
     ]
     if "body" in context:
         context["body"] = _SVG_RE.sub("", context["body"])
+        # a toctree caption is a heading for assistive technology: it needs its level (the site's theme adds it)
+        context["body"] = context["body"].replace('<p class="caption" role="heading">', '<p aria-level="2" class="caption" role="heading">')
 
 
 def setup(app: Sphinx) -> None:

@@ -1,27 +1,27 @@
-"""The e-reader PDF's LaTeX settings, and the site's link to it when it exists."""
+"""The LaTeX settings of editions built on request (the e-reader PDF), selected by ``-D studyguide_latex=<key>``."""
 
 from __future__ import annotations
 
 from sphinx.application import Sphinx
 from sphinx.config import Config as SphinxConfig
 
-from ..build import Layout
-from ..ereader import EDITION
+from .. import editions
+from . import state
 
 
 def configure(app: Sphinx, config: SphinxConfig) -> None:
-    """With ``studyguide_latex=ereader``, write only the e-reader .tex, with its settings over the A4 ones."""
-    layout = Layout(app.studyguide_root, app.studyguide_config)  # type: ignore[attr-defined]
-    config.html_context = {**config.html_context, "studyguide_ereader": layout.ereader.is_file()}
-    if config.studyguide_latex != EDITION:
+    """For an on-request edition, write only its .tex, with its settings over the A4 ones."""
+    if not config.studyguide_latex:
         return
+    edition = editions.by_key(config.studyguide_latex)
+    layout = state.of_app(app).layout
     main = config.latex_documents[0]
-    config.latex_documents = [(main[0], f"{layout.ereader.stem}.tex", *main[2:])]
+    config.latex_documents = [(edition.root_doc, f"{layout.output(edition, 'pdf').stem}.tex", *main[2:])]
     config.latex_elements = {**config.latex_elements, **config.studyguide_ereader_latex_elements}
 
 
 def setup(app: Sphinx) -> None:
     """Register the two settings; configure after the project settings (priority 100)."""
-    app.add_config_value("studyguide_latex", "", "", types=frozenset({str}))  # "" (A4 and self-test) or "ereader"
+    app.add_config_value("studyguide_latex", "", "", types=frozenset({str}))  # "" (the plain run) or an on-request edition's key
     app.add_config_value("studyguide_ereader_latex_elements", {}, "", types=frozenset({dict}))
     app.connect("config-inited", configure, priority=110)

@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
 from .. import notebook, page, provenance
-from ..schema import TIER_BY_ID, Question
-from . import selftest
+from ..book import Book
+from ..locale import Locale
+from ..schema import Question
+from . import environment, selftest, state
 
 logger = logging.getLogger(__name__)
-FALLBACK_NOTE = "本题的真实输出需要 GPU。下面的输出是在 CPU 上运行的回退结果：数值结论照样成立，但计时、显存等数字不代表 GPU 上的表现。"
 
 
-def _meta_line(question: Question, labels: dict[str, str]) -> nodes.paragraph:
+def _meta_line(question: Question, book: Book, words: Locale) -> nodes.paragraph:
+    labels = {t.id: t.label for t in book.topics}
     para = nodes.paragraph(classes=["studyguide-meta"])
-    para += nodes.Text(f"{TIER_BY_ID[question.tier].label} · " + "、".join(labels[t] for t in question.topics))
+    para += nodes.Text(f"{book.tier(question.tier).label} · " + words.t("list_sep").join(labels[t] for t in question.topics))
     if question.frequent:
         para += nodes.Text(" · ")
-        para += nodes.inline(text="高频", classes=["studyguide-frequent"])
+        para += nodes.inline(text=words.t("frequent"), classes=["studyguide-frequent"])
     if question.needs_gpu:
-        para += nodes.Text(" · 需要 GPU")
+        para += nodes.Text(f" · {words.t('needs_gpu')}")
     return para
 
 
@@ -35,15 +36,15 @@ def answer_line(question: Question) -> nodes.paragraph:
     return para
 
 
-def _provenance_nodes(question: Question, prov: dict | None) -> list[nodes.Node]:
+def _provenance_nodes(question: Question, prov: dict | None, words: Locale, packages: tuple[str, ...]) -> list[nodes.Node]:
     para = nodes.paragraph(classes=["studyguide-provenance"])
-    para += nodes.strong(text="输出来源：")
-    para += nodes.Text(provenance.describe(prov))
+    para += nodes.strong(text=words.t("provenance.label"))
+    para += nodes.Text(provenance.describe(prov, words, packages))
     out: list[nodes.Node] = [para]
     if provenance.is_cpu_fallback(question.needs_gpu, prov):
         note = nodes.admonition(classes=["warning", "studyguide-cpu-fallback"])
-        note += nodes.title(text="CPU 回退")
-        note += nodes.paragraph(text=FALLBACK_NOTE)
+        note += nodes.title(text=words.t("provenance.fallback_title"))
+        note += nodes.paragraph(text=words.t("provenance.fallback_note"))
         out.append(note)
     return out
 
@@ -55,7 +56,8 @@ class QuestionPage(SphinxTransform):
 
     def apply(self, **kwargs: object) -> None:
         """Add the id label, the metadata line and the provenance under the title."""
-        book = getattr(self.app, "studyguide_book", None)
+        st = state.of(self.env)
+        book = st.book if st else None
         docname = self.env.current_document.docname
         question = book.by_docname().get(docname) if book else None
         section = next(iter(self.document.findall(nodes.section)), None)
@@ -65,18 +67,19 @@ class QuestionPage(SphinxTransform):
         section["names"].append(question.id)
         self.document.nameids[question.id] = question.id
         self.document.nametypes[question.id] = True
+        shape = book.rules.shape
         for sub in section.findall(nodes.section):
-            title = sub[0].astext() if sub is not section and len(sub) else ""
-            if title in page.SECTION_IDS and sub.parent is section:
-                self._set_id(sub, page.SECTION_IDS[title])
-            if title == page.SHORT_SECTION and sub.parent is section:
+            key = shape.key(sub[0].astext()) if sub is not section and len(sub) else ""
+            if key and sub.parent is section:
+                self._set_id(sub, key)
+            if key == page.SHORT and sub.parent is section:
                 sub.insert(1, answer_line(question))
-        prov = self._provenance(question)
-        env: Any = self.env  # carries the extension's own attributes
-        env.studyguide_provenance[docname] = prov
-        labels = {t.id: t.label for t in book.topics}
+        prov = self._provenance(question, book)
+        environment.record(self.env, docname, prov)
+        words = st.config.locale  # type: ignore[union-attr]
         title_index = section.first_child_matching_class(nodes.title) or 0
-        extra = [_meta_line(question, labels), *_provenance_nodes(question, prov), selftest.back_link(question.id)]
+        extra = [_meta_line(question, book, words), *_provenance_nodes(question, prov, words, st.config.provenance),  # type: ignore[union-attr]
+                 selftest.back_link(question.id, words)]
         section[title_index + 1 : title_index + 1] = extra
 
     def _set_id(self, node: nodes.Element, new_id: str) -> None:
@@ -88,11 +91,11 @@ class QuestionPage(SphinxTransform):
         node["ids"].insert(0, new_id)
         self.document.ids[new_id] = node
 
-    def _provenance(self, question: Question) -> dict | None:
-        srcdir = Path(self.app.srcdir)
+    def _provenance(self, question: Question, book: Book) -> dict | None:
+        srcdir = Path(self.env.srcdir)
         store = srcdir / notebook.STORE_DIR / f"{question.id}.ipynb"
         self.env.note_dependency(str(store))
-        key = notebook.cache_key(notebook.read_page(srcdir / question.path))
+        key = book.pages[question.id].key
         cache = notebook.open_cache(Path(self.config.nb_execution_cache_path))
         prov = notebook.cached_provenance(cache, key)
         if prov is None:

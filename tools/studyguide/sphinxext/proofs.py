@@ -17,9 +17,9 @@ from sphinx.util.docutils import SphinxRole
 
 from ..cells import LABEL_KEY
 from ..page import PROOF_ROLE
+from . import state
 
 logger = logging.getLogger(__name__)
-MARK = "证据"
 CLASS = "studyguide-proof"
 BOOK_PREFIX = "book:"  # xr-hyper prefix of the full book's labels in the quick-review PDF (quickreview.py)
 
@@ -80,30 +80,34 @@ class ResolveProofs(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         """Replace every proof node of this document."""
-        latex = self.app.builder.format == "latex"
+        latex = state.builder(self.env).format == "latex"
         for anchor in list(self.document.findall(proof_anchor)):
             tex = f"\\phantomsection\\label{{{_latex_id(anchor['docname'], anchor['label'])}}}"
-            anchor.replace_self(nodes.raw("", tex, format="latex") if latex else [])
+            anchor.replace_self(nodes.raw("", tex, format="latex", studyguide=True) if latex else [])
         for ref in list(self.document.findall(proof_ref)):
             ref.replace_self(self._latex(ref) if latex else self._html(ref))
 
     def _latex(self, ref: proof_ref) -> nodes.Node:
+        words = state.of(self.env).config.locale  # type: ignore[union-attr]
         target = _latex_id(ref["docname"], ref["label"])
         if ref.get("external"):  # the quick review: the page in the full book, through xr-hyper
-            tex = f"{{\\footnotesize［{MARK}：全书第~\\pageref{{{BOOK_PREFIX}{ref['docname']}:{anchor_id(ref['label'])}}}~页］}}"
+            page = "\\pageref{" + BOOK_PREFIX + ref["docname"] + ":" + anchor_id(ref["label"]) + "}"
+            tex = "{\\footnotesize " + words.t("proof.book_page", page=page) + "}"
         else:
-            tex = f"{{\\footnotesize\\hyperref[{target}]{{［{MARK}：第~\\pageref*{{{target}}}~页］}}}}"
-        return nodes.raw("", tex, format="latex")
+            page = "\\pageref*{" + target + "}"
+            tex = "{\\footnotesize\\hyperref[" + target + "]{" + words.t("proof.page", page=page) + "}}"
+        return nodes.raw("", tex, format="latex", studyguide=True)
 
     def _html(self, ref: proof_ref) -> nodes.Node:
+        words = state.of(self.env).config.locale  # type: ignore[union-attr]
         here = self.env.docname
         if ref["docname"] == here:
             uri = f"#{anchor_id(ref['label'])}"
-        elif self.app.builder.name == "epub":  # the quick-review EPUB holds no question page
-            return nodes.inline("", f"［{MARK}见全书］", classes=[CLASS])
+        elif state.builder(self.env).name == "epub":  # the quick-review EPUB holds no question page
+            return nodes.inline("", words.t("proof.in_book"), classes=[CLASS])
         else:
-            uri = self.app.builder.get_relative_uri(here, ref["docname"]) + f"#{anchor_id(ref['label'])}"
-        link = nodes.reference("", MARK, refuri=uri, internal=True, classes=[CLASS], reftitle="证明这一条的代码单元格")
+            uri = state.builder(self.env).get_relative_uri(here, ref["docname"]) + f"#{anchor_id(ref['label'])}"
+        link = nodes.reference("", words.t("proof.mark"), refuri=uri, internal=True, classes=[CLASS], reftitle=words.t("proof.title"))
         return nodes.inline("", "", link, classes=[f"{CLASS}-mark"])
 
 

@@ -15,12 +15,10 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
+from .. import page
 from ..generate import quick_label
-from ..page import SECTION_IDS, SHORT_SECTION
-from ..schema import TIER_BY_ID
-from . import proofs
+from . import proofs, state
 
-PITFALLS = "易错点"
 CHEATSHEET_CLASS = "tag_cheatsheet"
 BOOK_PREFIX = proofs.BOOK_PREFIX  # xr-hyper prefix of the full book's labels in the quick-review PDF
 # In the quick-review PDF only: load the full book's labels (read from its .aux) under BOOK_PREFIX.
@@ -28,7 +26,6 @@ LATEX_EXTERNAL = (
     "\\edef\\sgjob{{\\jobname}}\\edef\\sgquick{{\\detokenize{{{quick}}}}}\n"
     "\\ifx\\sgjob\\sgquick\\externaldocument[{prefix}]{{{book}}}[{book}.pdf]\\fi\n"
 )
-LATEX_BOOK_PAGE = "\\par{{\\small\\color{{gray}}全书：{where}，第~\\pageref{{{prefix}{label}}}~页}}\\par"
 
 
 class quick_placeholder(nodes.General, nodes.Element):
@@ -43,7 +40,8 @@ class QuickDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         """Return the placeholder; the question's page becomes a dependency of this one."""
         qid = self.arguments[0]
-        book = getattr(self.env.app, "studyguide_book", None)
+        st = state.of(self.env)
+        book = st.book if st else None
         question = next((q for q in book.questions if q.id == qid), None) if book else None
         if question is None:
             raise self.error(f"studyguide-quick: no question with id {qid!r} (run `make sync`)")
@@ -56,7 +54,8 @@ def _section(doctree: nodes.Node, section_id: str) -> nodes.section | None:
 
 
 def _body(section: nodes.section | None) -> list[nodes.Node]:
-    return [c for c in section.children if not isinstance(c, nodes.title)] if section is not None else []
+    """A section's content, without its title and the LaTeX labels of its cells (they belong to the full book)."""
+    return [c for c in section.children if not isinstance(c, nodes.title | proofs.proof_anchor)] if section is not None else []
 
 
 def _clean(node: nodes.Node, question_ids: set[str]) -> nodes.Node:
@@ -88,7 +87,8 @@ class FillQuick(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         """Fill every placeholder of this document."""
-        book = getattr(self.app, "studyguide_book", None)
+        st = state.of(self.env)
+        book = st.book if st else None
         if book is None:
             return
         ids = {q.id for q in book.questions}
@@ -97,27 +97,28 @@ class FillQuick(SphinxPostTransform):
         for node in list(self.document.findall(quick_placeholder)):
             question = by_id[node["qid"]]
             source = self.env.get_doctree(node["docname"])
-            out: list[nodes.Node] = [_clean(n, ids) for n in _body(_section(source, SECTION_IDS[SHORT_SECTION]))]
-            pitfalls = _body(_section(source, SECTION_IDS[PITFALLS]))
+            words = st.config.locale  # type: ignore[union-attr]
+            out: list[nodes.Node] = [_clean(n, ids) for n in _body(_section(source, page.SHORT))]
+            pitfalls = _body(_section(source, page.PITFALLS))
             if pitfalls:
-                out.append(nodes.rubric(text=PITFALLS))
+                out.append(nodes.rubric(text=book.rules.shape.title(page.PITFALLS)))
                 out += [_clean(n, ids) for n in pitfalls]
             cell = next((c for c in source.findall(nodes.container) if CHEATSHEET_CLASS in c["classes"]), None)
             if cell is not None:
-                out.append(nodes.rubric(text="速查代码"))
+                out.append(nodes.rubric(text=words.t("quick.code")))
                 out.append(_clean(cell, ids))
-            out.append(self._where(question, labels))
+            out.append(self._where(question, labels, book, words))
             node.replace_self(out)
 
-    def _where(self, question: Any, labels: dict[str, str]) -> nodes.Node:
+    def _where(self, question: Any, labels: dict[str, str], book: Any, words: Any) -> nodes.Node:
         """Where the question is in the full book: a page number in the PDF, its chapter elsewhere."""
-        where = f"{TIER_BY_ID[question.tier].label} · {labels[question.chapter]}"
-        if self.app.builder.format == "latex":
+        where = f"{book.tier(question.tier).label} · {labels[question.chapter]}"
+        if state.builder(self.env).format == "latex":
             label = f"{question.docname}:{question.id}"
-            tex = LATEX_BOOK_PAGE.format(where=where, prefix=BOOK_PREFIX, label=label)
-            return nodes.raw("", tex, format="latex")
+            text = words.t("quick.where_page", where=where, page=f"\\pageref{{{BOOK_PREFIX}{label}}}")
+            return nodes.raw("", f"\\par{{\\small\\color{{gray}}{text}}}\\par", format="latex", studyguide=True)
         para = nodes.paragraph(classes=["studyguide-book-location"])
-        para += nodes.Text(f"全书：{where}")
+        para += nodes.Text(words.t("quick.where", where=where))
         return para
 
 

@@ -1,21 +1,98 @@
-"""Chinese site search: jieba-segmented, with a fix for Sphinx 9.0's broken zh stemmer export.
+"""Chinese site search: jieba-segmented, with two fixes to Sphinx 9.0's zh search language.
 
-Sphinx 9.0 ships the English stemmer for zh but exports ``window.Stemmer = ChineseStemmer``, which is
-never defined, so every search fails in the browser (sphinx-doc/sphinx#14229, fixed upstream by #14416).
+- Sphinx 9.0 ships the English stemmer for zh but exports ``window.Stemmer = ChineseStemmer``, which is never
+  defined, so every search fails in the browser (sphinx-doc/sphinx#14229, fixed upstream by #14416).
+- It loads jieba's own dictionary a second time as a user dictionary, through a file it never closes; jieba
+  already segments with that dictionary, so only a dictionary named in the options is loaded here.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import snowballstemmer
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.search import SearchLanguage
 from sphinx.search.zh import SearchChinese
+
+# The browser splits a query on spaces and punctuation only, so a word jieba did not index whole (学习率,
+# 混合精度, 梯度累积: the index holds 学习 and 率) found nothing. This splitter cuts each run of Chinese
+# characters into the longest pieces the index holds (from the left; single characters, which Sphinx does not
+# index, are dropped), and the search requires them all.
+# Written without < > & or quotes: Sphinx escapes them when it writes language_data.js.
+SPLITTER = """
+var splitQuery = (query) => {
+  const words = query.split(/[^\\p{Letter}\\p{Number}_\\p{Emoji_Presentation}]+/gu).filter((t) => t);
+  const index = typeof Search === typeof {} ? Search._index : null;
+  const known = (w) => index ? (w in index.terms || w in index.titleterms) : false;
+  const out = [];
+  for (const word of words) {
+    if (known(word) || !/\\p{Script=Han}/u.test(word)) {
+      out.push(word);
+      continue;
+    }
+    const pieces = [];
+    let i = 0;
+    while (i !== word.length) {
+      let j = word.length;
+      while (j - i !== 1 ? !known(word.slice(i, j)) : false) {
+        j -= 1;
+      }
+      if (known(word.slice(i, j))) pieces.push(word.slice(i, j));
+      i = j;
+    }
+    out.push(...(pieces.length ? pieces : [word]));
+  }
+  return out;
+};
+"""
 
 
 class ChineseSearch(SearchChinese):
-    """Sphinx's Chinese search, exporting the stemmer its JavaScript actually defines."""
+    """Sphinx's Chinese search, exporting the stemmer its JavaScript actually defines, and splitting queries by the index."""
 
     language_name = "English"  # only used to name the JS stemmer class: EnglishStemmer
+    js_splitter_code = SPLITTER
+
+    def __init__(self, options: dict[str, str]) -> None:
+        SearchLanguage.__init__(self, options)
+        self.latin_terms: set[str] = set()
+        dict_path = options.get("dict")
+        if dict_path and Path(dict_path).is_file():
+            import jieba
+
+            with open(dict_path, "rb") as f:
+                jieba.load_userdict(f)
+        self.stemmer = snowballstemmer.stemmer("english")
+
+
+# The snippet under each result is the text of the page's [role=main] element, which the book theme makes the
+# wrapper of the article: the theme switcher ("System Settings 亮色 暗色"), the page contents and the meta and
+# provenance lines came first. searchtools.js removes a fixed list of selectors before taking the text; the
+# site's copy removes these too.
+REMOVED = '[".headerlink", "script", "style"]'
+ALSO_REMOVED = ['.bd-header-article', '.onlyprint', '.bd-sidebar-secondary', '.prev-next-area', '.bd-footer-article', '.studyguide-meta',
+                '.studyguide-provenance', '.studyguide-cpu-fallback', '.studyguide-selftest']
+
+
+def snippets_from_the_page(app: Sphinx, exc: Exception | None) -> None:
+    """Make the site's searchtools.js take its snippets from the page's own text."""
+    if exc is not None or app.builder.name != "html":
+        return
+    path = Path(app.builder.outdir) / "_static" / "searchtools.js"
+    if not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    wanted = REMOVED[:-1] + ", " + ", ".join(f'"{s}"' for s in ALSO_REMOVED) + "]"
+    if wanted in text:
+        return
+    if REMOVED not in text:
+        raise ExtensionError("searchtools.js no longer removes a list of selectors before making snippets (Sphinx changed: see studyguide/sphinxext/search.py)")
+    path.write_text(text.replace(REMOVED, wanted, 1), encoding="utf-8")
 
 
 def setup(app: Sphinx) -> None:
-    """Replace the zh search language."""
+    """Replace the zh search language, and patch the site's snippets once the site is written."""
     app.add_search_language(ChineseSearch)
+    app.connect("build-finished", snippets_from_the_page)

@@ -17,7 +17,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..generate import selftest_label
 
-BACK_LINK = r"\ifdefined\studyguideselftest\par\hyperref[{label}]{{\small 回到自测题}}\par\fi"
+BACK_LINK = r"\ifdefined\studyguideselftest\par\hyperref[{label}]{{\small {text}}}\par\fi"
 
 
 class selftest_placeholder(nodes.General, nodes.Element):
@@ -62,9 +62,9 @@ class SelftestTiers(SphinxTransform):
             node.replace_self([_toctree(self.env.docname, group) for group in node["groups"]])
 
 
-def back_link(question_id: str) -> nodes.raw:
+def back_link(question_id: str, words: Any) -> nodes.raw:
     """A LaTeX link from an answer back to its question; it prints only in the self-test PDF."""
-    return nodes.raw("", BACK_LINK.format(label=selftest_label(question_id)), format="latex")
+    return nodes.raw("", BACK_LINK.format(label=selftest_label(question_id), text=words.t("selftest.back")), format="latex", studyguide=True)
 
 
 def setup(app: Sphinx) -> None:

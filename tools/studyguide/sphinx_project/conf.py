@@ -1,0 +1,155 @@
+"""Sphinx configuration of every studyguide book (the tool's own; ``studyguide build`` passes it with ``-c``).
+
+The book's words come from its language (``[tool.studyguide] language``); title, author and paths from its
+config. A book may add a ``conf.py`` of its own at the project root: it runs last, over these settings, and
+its ``_static/`` files are served next to (and over) the ones here.
+"""
+
+import os
+from pathlib import Path
+
+from studyguide.config import load_config
+from studyguide.notebook import MYST_EXTENSIONS
+
+_ROOT = Path(os.environ.get("STUDYGUIDE_ROOT", ".")).resolve()
+_HERE = Path(__file__).resolve().parent
+_SG = load_config(_ROOT)
+_WORDS = _SG.locale
+_ZH = _WORDS.code == "zh"
+
+extensions = [
+    "myst_nb",
+    "sphinx_design",
+    "sphinx_copybutton",
+    "sphinx.ext.imgmath",
+    "studyguide.sphinxext",
+]
+language = _WORDS.sphinx_language
+exclude_patterns = ["_executed", "**/_executed"]
+suppress_warnings: list[str] = []
+
+# MyST and notebook execution: outputs come from the jupyter-cache that `studyguide execute` fills.
+myst_enable_extensions = list(MYST_EXTENSIONS)
+myst_heading_anchors = 0
+nb_execution_mode = "cache"
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_execution_in_temp = True
+nb_merge_streams = True
+
+# Math as SVG images in every format: the site works offline and the EPUB shows formulas.
+imgmath_image_format = "svg"
+imgmath_font_size = 14
+imgmath_embed = True
+imgmath_dvisvgm_args = ["--no-fonts", "--cache=none"]  # no glyph cache: identical output on every machine
+html_math_renderer = "imgmath"
+
+# Website
+html_theme = "sphinx_book_theme"
+html_static_path = [str(_HERE / "_static"), *([str(_ROOT / "_static")] if (_ROOT / "_static").is_dir() else [])]
+html_favicon = str(_HERE / "_static" / "favicon.png")
+html_css_files = ["studyguide.css"]
+html_search_language = _WORDS.search_language
+html_context = {"default_mode": "light"}  # pydata theme: a defined mode, no console error on first visit
+html_last_updated_fmt = None  # no build date: two builds give the same pages
+html_copy_source = False
+html_show_sourcelink = False
+html_theme_options = {
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "home_page_in_toc": False,
+    "show_navbar_depth": 1,
+    "max_navbar_depth": 2,  # chapters and questions; the seven sections of each page are in the page TOC
+    "toc_title": _WORDS.t("site.toc_title"),
+    "path_to_docs": _SG.book_dir,
+}
+html_sidebars = {"**": ["navbar-logo.html", "search-button-field.html", "studyguide-downloads.html", "studyguide-sidebar-nav.html"]}
+copybutton_prompt_text = r">>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+
+# PDF (xelatex): A4, one \part per tier. Chinese books: Noto CJK (SC forms) through ctex, Chinese headings.
+_WRAP_CODE = "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxoverfull=0, verbatimmaxunderfull=0"
+_LATIN_FONTS = r"""
+% Latin text in TeX Gyre / DejaVu: Noto CJK maps '-' to U+2011 in the PDF text layer, which breaks
+% search and code copied out of the PDF. Symbols those fonts lack fall back to Noto CJK (below).
+\setmainfont{TeX Gyre Termes}
+\setsansfont{TeX Gyre Heros}
+\setmonofont{DejaVu Sans Mono}[Scale=0.9]
+"""
+_CJK_FONTS = r"""
+\usepackage[UTF8,heading=true,fontset=none,zihao=false]{ctex}
+\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
+\setCJKsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
+\setCJKmonofont{Noto Sans Mono CJK SC}
+"""
+_NAMES = (rf"\ctexset{{part/name={{{_WORDS.t('pdf.part_name')}}}, chapter/name={{{_WORDS.t('pdf.chapter_name')}}}, chapter/number=\arabic{{chapter}}}}"
+          if _ZH else "")
+latex_engine = "xelatex"
+latex_use_xindy = False
+latex_show_urls = "no"
+latex_toplevel_sectioning = "chapter"
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "10pt",
+    "extraclassoptions": "openany,oneside",
+    "fncychap": "",
+    "babel": "",
+    "polyglossia": "",
+    "fontenc": "",
+    "fontpkg": (_CJK_FONTS if _ZH else r"\usepackage{fontspec}") + _LATIN_FONTS,
+    "fvset": r"\fvset{fontsize=\small,formatcom=\xeCJKVerbAddon}" if _ZH else r"\fvset{fontsize=\small}",
+    "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
+    "preamble": r"""
+\usepackage{bookmark}
+\bookmarksetup{numbered, depth=1}
+""" + _NAMES + r"""
+\setcounter{secnumdepth}{-2}
+\AtBeginDocument{\setcounter{tocdepth}{1}}
+\setlength{\emergencystretch}{3em}  % long inline code: stretch spaces rather than run into the margin
+\newcommand{\studyguidepart}[1]{\setcounter{secnumdepth}{1}\part{#1}}
+% Chapters restart in every part, as in the website; hyperref anchors stay unique.
+\counterwithin*{chapter}{part}
+\renewcommand{\theHchapter}{\thepart.\arabic{chapter}}
+\AtBeginDocument{\renewcommand{\contentsname}{""" + _WORDS.t("pdf.contents") + r"""}}
+\renewcommand{\sphinxstyleindexlettergroup}[1]{}
+\renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}
+""",
+    # one-column index: long API names (torch.distributed.checkpoint...) do not fit half a page
+    "printindex": r"\bookmarksetup{startatroot}\def\twocolumn[#1]{#1}\printindex",
+    "makeindex": r"\makeindex",
+}
+latex_additional_files: list[str] = []
+
+# E-reader PDF (`studyguide build ereader`): the same book on a 6-inch screen's page, 90 x 120 mm, with the
+# A4 edition's 10 pt type (so larger for the page) and narrow margins; the page number alone, at the foot.
+# These keys replace the A4 ones in a second LaTeX run from the same doctrees (-D studyguide_latex=ereader).
+studyguide_ereader_latex_elements = {
+    "papersize": "",
+    "geometry": r"\usepackage[paperwidth=90mm,paperheight=120mm,footskip=4mm]{geometry}",
+    "sphinxsetup": f"{_WRAP_CODE}, hmargin={{4mm,4mm}}, vmargin={{4mm,8mm}}, marginpar=2mm",
+    "preamble": latex_elements["preamble"] + r"""
+\AtBeginDocument{\sloppy}  % a narrow measure: loose lines rather than lines that run into the margin
+\makeatletter\renewcommand*{\@pnumwidth}{2.4em}\renewcommand*{\@tocrmarg}{3.4em}\makeatother  % 4-digit page numbers
+% long names fit the narrow measure: text (headings too) may break after _; inline code and index entries
+% also after . , ; / and braces
+\makeatletter\DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else\textunderscore\discretionary{}{}{}\fi}
+\protected\def\sphinxcode#1{\texttt{\let\sphinxafterbreak\@empty\sphinxbreaksattexescapedchars#1}}\makeatother
+\renewcommand{\sphinxstyleindexentry}[1]{\sphinxcode{\sphinxupquote{#1}}}
+\fancypagestyle{normal}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}
+\fancypagestyle{plain}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}
+""",
+}
+
+# EPUB: the extension's e-reader theme (one lean stylesheet, greyscale-safe highlighting); only the
+# static files the pages use are packaged (studyguide/sphinxext/epub.py).
+epub_theme = "studyguide-epub"
+epub_css_files: list[str] = []
+epub_show_urls = "no"
+epub_exclude_files = [".buildinfo", ".buildinfo.bak"]
+epub_use_index = True
+epub_tocdepth = 3
+epub_math_renderer = "imgmath"
+
+# The book's own settings, last.
+if (_ROOT / "conf.py").is_file():
+    exec(compile((_ROOT / "conf.py").read_text(encoding="utf-8"), str(_ROOT / "conf.py"), "exec"))
