@@ -6,6 +6,7 @@ import re
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -114,3 +115,22 @@ def visible_text(html: str) -> str:
     """Text of an HTML page with tags, scripts and styles removed."""
     html = re.sub(r"<(script|style)\b.*?</\1>", "", html, flags=re.S)
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def word_boxes(pdf: Path) -> list[tuple[int, float, float, float, float, str]]:
+    """(page, xMin, yMin, xMax, yMax, word) of every word, in PDF points, from pdftotext -bbox."""
+    xml = subprocess.run([require_program("pdftotext"), "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    out = []
+    for n, body in enumerate(re.findall(r'<page width="[\d.]+" height="[\d.]+">(.*?)</page>', xml, re.S), start=1):
+        for x0, y0, x1, y1, word in re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', body):
+            out.append((n, float(x0), float(y0), float(x1), float(y1), word))
+    return out
+
+
+def grey_page(pdf: Path, page: int, dpi: int = 144) -> Callable[[float, float], int]:
+    """The grey level (0 black … 255 white) at a point (in PDF points) of a page rendered by pdftoppm."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([require_program("pdftoppm"), "-f", str(page), "-l", str(page), "-r", str(dpi), "-gray", "-png", str(pdf), f"{tmp}/p"], check=True)
+        image = Image.open(next(Path(tmp).glob("p*.png"))).convert("L")
+        image.load()
+    return lambda x, y: int(image.getpixel((int(x * dpi / 72), int(y * dpi / 72))))

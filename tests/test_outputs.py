@@ -246,3 +246,21 @@ def test_quick_review_epub_passes_epubcheck_and_holds_only_the_quick_review(buil
     site = html(built_minibook, "shape")
     assert 'href="../../downloads/minibook-quickreview.pdf"' in site and 'href="../../downloads/minibook-quickreview.epub"' in site
     assert (built_minibook / "_build/html/downloads/minibook-quickreview.epub").is_file()
+
+
+def test_in_the_pdf_outputs_are_set_apart_from_code_in_greyscale(built_minibook: Path) -> None:
+    from outputs import grey_page, word_boxes
+
+    tex = (built_minibook / "_build/latex/minibook.tex").read_text(encoding="utf-8")
+    assert "\\newenvironment{sphinxclasscell_output}" in tex and tex.count("\\begin{sphinxuseclass}{cell_output}") >= 3
+    pdf = built_minibook / "_build/minibook.pdf"
+    words = word_boxes(pdf)
+    code = next(w for w in words if w[5] == "m" and any(v[5].startswith("torch.arange(6)") for v in words if v[0] == w[0] and abs(v[2] - w[2]) < 1))
+    output = next(w for w in words if w[5] == "转置前" and not any(v[0] == w[0] and abs(v[2] - w[2]) < 3 and v[1] < w[1] for v in words))  # starts its line
+    label = [w for w in words if w[0] == output[0] and w[5] == "输出" and 0 < output[2] - w[4] < 20]
+    assert label, "no 输出 label right above the output"
+    grey = grey_page(pdf, output[0])
+    assert code[0] == output[0] and grey(code[1] - 2, (code[2] + code[4]) / 2) < 250  # code: on Sphinx's grey box
+    middle = (output[2] + output[4]) / 2
+    assert grey(output[3] + 40, middle) > 252  # the output: on the white page
+    assert min(grey(output[1] - d / 2, middle) for d in range(2, 24)) < 160  # ... behind a rule on its left

@@ -113,6 +113,14 @@ latex_elements = {
 \AtBeginDocument{\renewcommand{\contentsname}{""" + _WORDS.t("pdf.contents") + r"""}}
 \renewcommand{\sphinxstyleindexlettergroup}[1]{}
 \renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}
+% A cell's output is set apart from its code in greyscale print: no background, no frame, a rule on its left,
+% and a small label above it (the code keeps Sphinx's grey box).
+\newenvironment{sphinxclasscell_output}{%
+  \par\nobreak\vspace{-0.2\baselineskip}%
+  \noindent{\sffamily\scriptsize\color[gray]{0.35}""" + _WORDS.t("epub.output") + r"""}\par\nobreak\vspace{-0.3\baselineskip}%
+  \sphinxsetup{pre_background-TeXcolor={RGB}{255,255,255}, pre_border-top-width=0pt, pre_border-right-width=0pt,
+    pre_border-bottom-width=0pt, pre_border-left-width=1.6pt, pre_border-TeXcolor={RGB}{110,110,110}, pre_border-radius=0pt}%
+}{}
 """,
     # one-column index: long API names (torch.distributed.checkpoint...) do not fit half a page
     "printindex": r"\bookmarksetup{startatroot}\def\twocolumn[#1]{#1}\printindex",
