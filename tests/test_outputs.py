@@ -264,3 +264,15 @@ def test_in_the_pdf_outputs_are_set_apart_from_code_in_greyscale(built_minibook:
     middle = (output[2] + output[4]) / 2
     assert grey(output[3] + 40, middle) > 252  # the output: on the white page
     assert min(grey(output[1] - d / 2, middle) for d in range(2, 24)) < 160  # ... behind a rule on its left
+
+
+def test_every_cross_reference_in_the_pdfs_gives_the_page_it_points_to(built_minibook: Path) -> None:
+    for stem in ("minibook", "minibook-selftest", "minibook-quickreview"):
+        tex = (built_minibook / f"_build/latex/{stem}.tex").read_text(encoding="utf-8")
+        links = tex.count("\\sphinxcrossref{")
+        assert tex.count("（第~\\pageref*{") >= links and (links or stem.endswith("quickreview")), stem  # each one, and the proof marks
+    book = built_minibook / "_build/minibook.pdf"
+    text = pdf_text(book).replace(" ", "")
+    for title in ("转置之后为什么不连续？", "grad demo：图能反传两次吗？".replace(" ", "")):
+        pages = set(re.findall(re.escape(title) + r"（第(\d+)页）", text))
+        assert pages == {_book_page_of(book, title)}, (title, pages)

@@ -87,6 +87,7 @@ _NAMES = (rf"\ctexset{{part/name={{{_WORDS.t('pdf.part_name')}}}, chapter/name={
 latex_engine = "xelatex"
 latex_use_xindy = False
 latex_show_urls = "no"
+latex_show_pagerefs = True  # every cross-reference gives its page (the words: sphinxext/latexrefs.py)
 latex_toplevel_sectioning = "chapter"
 latex_elements = {
     "papersize": "a4paper",
@@ -111,6 +112,7 @@ latex_elements = {
 \counterwithin*{chapter}{part}
 \renewcommand{\theHchapter}{\thepart.\arabic{chapter}}
 \AtBeginDocument{\renewcommand{\contentsname}{""" + _WORDS.t("pdf.contents") + r"""}}
+\renewcommand{\sphinxcrossref}[1]{#1}  % cross-references upright, like the Chinese around them
 \renewcommand{\sphinxstyleindexlettergroup}[1]{}
 \renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}
 % A cell's output is set apart from its code in greyscale print: no background, no frame, a rule on its left,
