@@ -18,7 +18,6 @@ from sphinx.writers.latex import LaTeXTranslator
 
 from . import state
 
-
 SHORT_BLOCK = 12  # lines: a block this short is never split across pages
 WRAP = 86  # characters per printed code line on the A4 page (longer lines wrap)
 TITLE_ROOM = {"section": 9, "subsection": 6, "subsubsection": 5}  # lines kept with a question title (and its meta lines), a section title
