@@ -18,11 +18,12 @@ from outputs import (
 )
 from pypdf import PdfReader
 from studyguide.book import Book, load_book
-from studyguide.config import load_config
+from studyguide.project import open_project
 
 pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
-CONFIG = load_config(REPO)
+PROJECT = open_project(REPO)
+CONFIG, WORDS = PROJECT.config, PROJECT.config.locale  # every limit and word below comes from the book's config
 BUILD = REPO / CONFIG.build_dir
 PDF, EPUB = BUILD / f"{CONFIG.basename}.pdf", BUILD / f"{CONFIG.basename}.epub"
 
@@ -30,7 +31,7 @@ PDF, EPUB = BUILD / f"{CONFIG.basename}.pdf", BUILD / f"{CONFIG.basename}.epub"
 @functools.cache
 def book() -> Book:
     """The real book, loaded on first use (a page error fails the test that needs it, not collection)."""
-    return load_book(REPO / CONFIG.book_dir)
+    return load_book(REPO / CONFIG.book_dir, rules=PROJECT.rules)
 
 
 @pytest.fixture(scope="module")
@@ -52,17 +53,18 @@ def test_every_page_has_fresh_stored_outputs_so_a_clone_executes_nothing() -> No
 
 
 def test_book_has_questions_in_every_tier() -> None:
-    assert {q.tier for q in book().questions} == {"basics", "intermediate", "advanced"}
+    assert {q.tier for q in book().questions} == {t.id for t in CONFIG.tier_list}
 
 
 def test_pdf_is_sound(built: Path) -> None:
     text = re.sub(r"\s+", "", pdf_text(PDF))  # titles may wrap across lines
     for q in book().questions:
         assert re.sub(r"\s+", "", q.title) in text, q.id
-    assert "第一部分" in text and "执行环境" in text and "输出来源：" in text
+    assert WORDS.part(0, CONFIG.tier_list[0].label).replace(" ", "") in text
+    assert WORDS.t("environment.title") in text and WORDS.t("provenance.label").strip() in text
     assert all(f["emb"] == "yes" for f in pdf_fonts(PDF))
     titles = outline_titles(PDF)
-    assert {"第一部分 入门", "第二部分 中级", "第三部分 高阶", "索引"} <= set(titles)
+    assert {WORDS.part(i, t.label) for i, t in enumerate(CONFIG.tier_list)} <= set(titles)
     pages = len(PdfReader(str(PDF)).pages)
     assert 3 * len(book().questions) <= pages <= 15 * len(book().questions) + 20
     log = (built / "latex" / f"{CONFIG.basename}.log").read_text(encoding="utf-8", errors="replace")
@@ -74,13 +76,13 @@ def test_epub_is_sound(built: Path) -> None:
     proc = epubcheck(EPUB)
     assert "Messages: 0 fatals / 0 errors / 0 warnings" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     meta = opf_metadata(EPUB)
-    assert meta["language"] == ["zh-CN"] and meta["title"] == [CONFIG.title]
+    assert meta["language"] == [WORDS.html_lang] and meta["title"] == [CONFIG.title]
 
 
 def test_site_pages_exist_for_every_question(built: Path) -> None:
     for q in book().questions:
         page = (built / "html" / f"{q.docname}.html").read_text(encoding="utf-8")
-        assert "输出来源：" in page and f'id="{q.id}"' in page
+        assert WORDS.t("provenance.label") in page and f'id="{q.id}"' in page
 
 
 def test_selftest_sheets_and_deck_exist_and_are_sound(built: Path) -> None:
@@ -89,8 +91,8 @@ def test_selftest_sheets_and_deck_exist_and_are_sound(built: Path) -> None:
     selftest = built / f"{CONFIG.basename}-selftest.pdf"
     log = (built / "latex" / f"{CONFIG.basename}-selftest.log").read_text(encoding="utf-8", errors="replace")
     assert "Missing character" not in log and words_outside(selftest) == []
-    assert pdf_text(selftest).splitlines().count("回到自测题") == len(book().questions)
-    for sheet in sheets.plan(book()):
+    assert pdf_text(selftest).splitlines().count(WORDS.t("selftest.back")) == len(book().questions)
+    for sheet in sheets.plan(book(), WORDS, sheets.frequent_groups(CONFIG)):
         pdf = built / "cheatsheets" / f"{sheet.name}.pdf"
         assert len(PdfReader(str(pdf)).pages) == 1, sheet.name
     assert (built / f"{CONFIG.basename}.apkg").stat().st_size > 10_000
@@ -104,7 +106,9 @@ def test_quick_review_edition_averages_at_most_one_page_per_question(built: Path
     assert "Missing character" not in log and words_outside(quick) == []
     assert "undefined" not in " ".join(line for line in log.splitlines() if "Reference" in line)  # every book page found
     text = re.sub(r"\s+", "", pdf_text(quick))
-    assert len(re.findall(r"全书：[^，]+，第\d+页", text)) == n
+    template = WORDS.t("quick.where_page", where="WHERE", page="PAGE").replace("~", "").replace(" ", "")
+    where = re.escape(template).replace("WHERE", "[^，]+").replace("PAGE", r"\d+")
+    assert len(re.findall(where, text)) == n
     proc = epubcheck(built / f"{CONFIG.basename}-quickreview.epub")
     assert "Messages: 0 fatals / 0 errors / 0 warnings" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 
@@ -112,6 +116,7 @@ def test_quick_review_edition_averages_at_most_one_page_per_question(built: Path
 def test_every_cheat_sheet_is_at_least_half_full() -> None:
     from studyguide import sheets
 
-    fills = {s.name: round(sheets.fill(sheets.data(s, CONFIG.title, CONFIG.edition, {})), 2) for s in sheets.plan(book())}
+    plan = sheets.plan(book(), WORDS, sheets.frequent_groups(CONFIG))
+    fills = {s.name: round(sheets.fill(sheets.data(s, CONFIG.title, CONFIG.edition_text, {}, WORDS, PROJECT.blocks)), 2) for s in plan}
     print("cheat-sheet fill:", fills)
     assert all(f >= sheets.MIN_FILL for f in fills.values()), f"below {sheets.MIN_FILL}: {fills} (share a sheet or add a reference block in topics.yml)"

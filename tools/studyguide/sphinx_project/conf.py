@@ -102,11 +102,16 @@ latex_elements = {
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
     "preamble": r"""
 \usepackage{bookmark}
+\usepackage{needspace}  % titles and short code blocks are not left at a page's foot (sphinxext/latexrefs.py)
 \bookmarksetup{numbered, depth=1}
 """ + _NAMES + r"""
 \setcounter{secnumdepth}{-2}
 \AtBeginDocument{\setcounter{tocdepth}{1}}
 \setlength{\emergencystretch}{3em}  % long inline code: stretch spaces rather than run into the margin
+% long inline code may break after _ (in text and headings), . , ; / and braces, so a line need not stretch
+% the CJK spacing around it
+\makeatletter\DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else\textunderscore\discretionary{}{}{}\fi}
+\protected\def\sphinxcode#1{\texttt{\let\sphinxafterbreak\@empty\sphinxbreaksattexescapedchars#1}}\makeatother
 \newcommand{\studyguidepart}[1]{\setcounter{secnumdepth}{1}\part{#1}}
 % Chapters restart in every part, as in the website; hyperref anchors stay unique.
 \counterwithin*{chapter}{part}
@@ -140,10 +145,6 @@ studyguide_ereader_latex_elements = {
     "preamble": latex_elements["preamble"] + r"""
 \AtBeginDocument{\sloppy}  % a narrow measure: loose lines rather than lines that run into the margin
 \makeatletter\renewcommand*{\@pnumwidth}{2.4em}\renewcommand*{\@tocrmarg}{3.4em}\makeatother  % 4-digit page numbers
-% long names fit the narrow measure: text (headings too) may break after _; inline code and index entries
-% also after . , ; / and braces
-\makeatletter\DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else\textunderscore\discretionary{}{}{}\fi}
-\protected\def\sphinxcode#1{\texttt{\let\sphinxafterbreak\@empty\sphinxbreaksattexescapedchars#1}}\makeatother
 \renewcommand{\sphinxstyleindexentry}[1]{\sphinxcode{\sphinxupquote{#1}}}
 \fancypagestyle{normal}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}
 \fancypagestyle{plain}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}

@@ -1,7 +1,11 @@
-"""PDF cross-references give the page they point to, in the book's words (“……（第 233 页）”), and are set upright.
+"""The book's LaTeX translator: cross-references give their page in the book's words, and page breaks are kept
+away from titles and short code blocks.
 
-Sphinx's ``latex_show_pagerefs`` writes `` (\\autopageref*{id})`` after each internal link; the translator
-here writes the locale's form instead (``pdf.pageref``).
+- Sphinx's ``latex_show_pagerefs`` writes `` (\\autopageref*{id})`` after each internal link; here it is the
+  locale's form (``pdf.pageref``: “……（第 233 页）”).
+- A title asks for room for itself and the first lines after it (``\\Needspace*``), so that no title ends a page.
+- A code block of up to 12 lines asks for room for all of it, a longer one for its first 3 lines: a page break
+  never strands one or two lines of a short block.
 """
 
 from __future__ import annotations
@@ -14,9 +18,30 @@ from sphinx.writers.latex import LaTeXTranslator
 
 from . import state
 
+SHORT_BLOCK = 12  # lines: a block this short is never split across pages
+WRAP = 86  # characters per printed code line on the A4 page (longer lines wrap)
+TITLE_ROOM = {"section": 9, "subsection": 6, "subsubsection": 5}  # lines kept with a question title (and its meta lines), a section title
+
 
 class PageRefTranslator(LaTeXTranslator):
     """Sphinx's LaTeX translator; internal references end with the page in the book's words."""
+
+    def visit_title(self, node: nodes.Element) -> None:
+        """A section title first asks for room for itself and what follows it."""
+        if isinstance(node.parent, nodes.section) and not self.in_title:
+            names = self.sectionnames
+            room = TITLE_ROOM.get(names[min(self.sectionlevel, len(names) - 1)])
+            if room:
+                self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}")
+        super().visit_title(node)
+
+    def visit_literal_block(self, node: nodes.Element) -> None:
+        """A code block first asks for room for all of it (up to 12 lines) or for its first 3 lines."""
+        if not self.in_footnote and not self.in_parsed_literal:
+            lines = sum(max(1, -(-len(line) // WRAP)) for line in node.astext().splitlines() or [""])
+            room = lines + 1.5 if lines <= SHORT_BLOCK else 4.5
+            self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}")
+        super().visit_literal_block(node)
 
     def visit_reference(self, node: nodes.Element) -> None:
         """Sphinx's reference, with its ``(page)`` suffix rewritten."""
