@@ -13,7 +13,7 @@ from conftest import REPO, require_program
 
 pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
-ACE = REPO / "tools/ace/node_modules/.bin/ace-puppeteer"
+ACE = REPO / "tools/node/node_modules/.bin/ace-puppeteer"
 
 
 def ace(epub: Path, out: Path) -> dict:

@@ -159,3 +159,28 @@ def test_search_snippets_are_the_pages_own_text(page, site) -> None:
     text = summary.inner_text()
     assert "System Settings" not in text and "亮色" not in text and "本页目录" not in text and "输出来源" not in text
     assert "转置" in text
+
+
+def test_the_copy_button_copies_the_cells_code(browser, site) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    pg = context.new_page()
+    pg.goto(f"{site}/{QUESTION}", wait_until="networkidle")  # copybutton.js is deferred on the light site
+    cell = pg.locator("div.cell_input pre").first
+    cell.hover()
+    pg.locator("div.cell_input button.copybtn").first.click()
+    copied, code = pg.evaluate("navigator.clipboard.readText()"), cell.inner_text()
+    context.close()
+    assert copied.strip() and copied.strip() == code.strip()
+
+
+def test_the_colour_menu_turns_the_page_dark_and_is_remembered(page, site) -> None:
+    page.goto(f"{site}/{QUESTION}", wait_until="networkidle")
+    background = "getComputedStyle(document.body).backgroundColor"
+    light = page.evaluate(background)
+    page.locator("button.theme-switch-button:visible").first.click()  # a Bootstrap dropdown: bootstrap.js is deferred
+    page.locator("button.theme-change-button[data-mode=dark]:visible").click()
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert page.evaluate(background) != light
+    page.goto(f"{site}/index.html", wait_until="networkidle")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert page.errors == []

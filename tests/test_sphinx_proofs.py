@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from sphinxroot import build, make_root
-
 from studyguide import page
 
 

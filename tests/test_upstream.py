@@ -4,7 +4,9 @@ here, with its name, instead of somewhere in a build."""
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import re
 import time
 from pathlib import Path
 
@@ -116,3 +118,13 @@ def test_epub_builder_builds_its_toc_through_get_refnodes_and_honours_epub_exclu
 
     assert "self.get_refnodes(" in inspect.getsource(_epub_base.EpubBuilder)
     assert "self.config.epub_exclude_files" in inspect.getsource(_epub_base.EpubBuilder.build_content)
+
+
+def test_the_light_layout_copies_theme_blocks_that_are_unchanged() -> None:
+    import pydata_sphinx_theme
+
+    text = (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "layout.html").read_text()
+    # templates/layout.html rewrites these two blocks; a new theme version that changes them must be looked at again
+    for name, digest in {"css": "1436267ac153f48c", "extrahead": "e607f7742f3bd264"}.items():
+        block = re.search(r"\{%- block " + name + r" %\}(.*?)\{%- endblock " + name + r" %\}", text, re.S)
+        assert block and hashlib.sha256(block.group(1).encode()).hexdigest()[:16] == digest, name

@@ -75,19 +75,19 @@ python_env() {
   touch "$STAMP"
 }
 
-# Ace by DAISY (the EPUB accessibility checker the tests run), from the npm registry at the versions of
-# tools/ace/package-lock.json; --ignore-scripts: its bundled Electron download is not reachable, and the
-# tests drive Debian's Chromium through Puppeteer instead.
+# The web checkers the tests run, from the npm registry at the versions of tools/node/package-lock.json: Ace by
+# DAISY (EPUB accessibility) and Lighthouse (the site's weight, speed and accessibility on a simulated phone).
+# --ignore-scripts: Ace's bundled Electron download is not reachable; both drive Debian's Chromium instead.
 node_tools() {
-  local ace=tools/ace/node_modules/.bin/ace-puppeteer
-  [ -x "$ace" ] && [ "$ace" -nt tools/ace/package-lock.json ] && return 0
+  local stamp=tools/node/node_modules/.installed
+  [ -f "$stamp" ] && [ "$stamp" -nt tools/node/package-lock.json ] && return 0
   if ! command -v npm >/dev/null; then
     echo "setup: error: npm not found (install Node.js 20 and npm, e.g. sudo apt-get install -y nodejs npm)" >&2
     exit 1
   fi
-  echo "setup: installing Ace by DAISY into tools/ace/node_modules"
-  npm ci --prefix tools/ace --ignore-scripts --no-audit --no-fund --loglevel=error
-  touch "$ace"
+  echo "setup: installing Ace by DAISY and Lighthouse into tools/node/node_modules"
+  npm ci --prefix tools/node --ignore-scripts --no-audit --no-fund --loglevel=error
+  touch "$stamp"
 }
 
 case "${1:-all}" in

@@ -184,6 +184,19 @@ def cmd_verify(args: argparse.Namespace, root: Path, config: Config) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace, root: Path, config: Config) -> int:
+    """Serve the built website as a static host would (gzip, cache headers), to try it on a phone or in Lighthouse."""
+    from . import serve
+
+    httpd = serve.server(Layout(root, config).html, args.port, args.host)
+    print(f"serving {Layout(root, config).html} at http://{args.host}:{httpd.server_port}/ (Ctrl-C stops)")
+    try:
+        httpd.serve_forever()
+    finally:
+        httpd.server_close()
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Report every missing program or font with the command that installs it."""
     groups = {"PDF": (programs.PDF + programs.MATH, programs.TEX_FILES), "EPUB check": (programs.EPUBCHECK, ()), "PDF checks": (programs.PDF_TOOLS, ()),
@@ -232,6 +245,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--tier", required=True, help="a tier id of the book (see its config)")
     s.add_argument("--topic", required=True, help="topic id from book/topics.yml (the chapter)")
     s.add_argument("--title", default="", help="the question title")
+    s = sub.add_parser("serve", help=cmd_serve.__doc__)
+    s.add_argument("--port", type=int, default=8000, help="port to listen on (0: any free one)")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: reachable from a phone on the same network)")
     sub.add_parser("doctor", help=cmd_doctor.__doc__)
     s = sub.add_parser("init", help=cmd_init.__doc__)
     s.add_argument("folder", type=Path, help="the new book's folder (created; must be empty)")
@@ -244,7 +260,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"check": cmd_check, "sync": cmd_sync, "execute": cmd_execute, "merge": cmd_merge, "shards": cmd_shards, "build": cmd_build,
-            "status": cmd_status, "new": cmd_new, "doctor": cmd_doctor, "init": cmd_init, "verify": cmd_verify}
+            "status": cmd_status, "new": cmd_new, "doctor": cmd_doctor, "serve": cmd_serve, "init": cmd_init, "verify": cmd_verify}
 
 
 def main(argv: list[str] | None = None) -> int:

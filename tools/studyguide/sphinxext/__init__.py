@@ -17,7 +17,7 @@ from ..config import load_config
 from ..edition import latex_footer
 from ..errors import StudyguideError
 from ..project import Layout
-from . import environment, epub, ereader, fresh, latexrefs, mathcache, navigation, pages, proofs, quickreview, safety, search, selftest, state
+from . import environment, epub, ereader, fresh, latexrefs, lightsite, mathcache, navigation, pages, proofs, quickreview, safety, search, selftest, state
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -112,6 +112,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     search.setup(app)
     safety.setup(app)
     navigation.setup(app)
+    lightsite.setup(app)
     latexrefs.setup(app)
     epub.setup(app)
     ereader.setup(app)

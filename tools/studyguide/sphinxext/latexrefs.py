@@ -53,7 +53,14 @@ class PageRefTranslator(LaTeXTranslator):
             self.context[-1] = "}}}" + words.t("pdf.pageref", page=f"\\pageref*{{{target}}}")
 
 
+def use_translator(app: Sphinx) -> None:
+    """Register the translator for a LaTeX build only: the HTML theme adds its own (table classes, heading
+    levels) only when no translator is registered at all (pydata_sphinx_theme.translator.setup_translators)."""
+    if app.builder.name == "latex":
+        app.set_translator("latex", PageRefTranslator, override=True)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Use the translator for the LaTeX builder, and show page references."""
-    app.set_translator("latex", PageRefTranslator, override=True)
+    app.connect("builder-inited", use_translator, priority=100)
     return {}

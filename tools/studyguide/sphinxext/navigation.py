@@ -89,7 +89,7 @@ def install(app: Sphinx, pagename: str, templatename: str, context: dict[str, An
     """
     if app.builder.name != "html":
         return
-    suffix = app.builder.link_suffix
+    suffix: str = getattr(app.builder, "link_suffix", ".html")  # StandaloneHTMLBuilder's
 
     def sidebar(kind: str, startdepth: int = 1, show_nav_level: int = 1, **kwargs: Any) -> Any:
         original = context["generate_toctree_html"]
