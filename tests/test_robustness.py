@@ -152,3 +152,28 @@ def test_control_characters_in_outputs_are_dropped_so_every_format_can_print_the
     studyguide(tmp_path, "execute")
     stored = (tmp_path / "book/_executed/good.ipynb").read_text(encoding="utf-8")
     assert "abc\\u001b[1md\\te" in stored and "\\u0000" not in stored and "\\u0007" not in stored  # colours and tabs stay
+
+
+@pytest.mark.build  # runs xelatex once
+def test_check_names_characters_the_pdf_cannot_print_where_the_pdf_sets_them(tmp_path: Path) -> None:
+    import nbformat
+
+    root = copy_project("minibook", tmp_path / "mini")
+    page = root / "book/1-basics/tensor/shape-demo.md"
+    text = page.read_text(encoding="utf-8")
+    # xeCJK sets U+2194 in the Latin serif, which lacks it, although Noto CJK has it; the mono font has it and ∝
+    text = text.replace("二维张量的 stride", "CPU↔CUDA 与 `k∝ᵀ` 不同。\n\n二维张量的 stride", 1)
+    text = text.replace("m = torch.arange(6)", "m = torch.arange(6)  # ∝ L²", 1)
+    page.write_text(text, encoding="utf-8")
+    line = text.splitlines().index("CPU↔CUDA 与 `k∝ᵀ` 不同。") + 1
+    store = root / "book/_executed/shape-demo.ipynb"  # what the first cell printed: in the mono font, which lacks 🙂
+    store.parent.mkdir(exist_ok=True)
+    printed = nbformat.v4.new_code_cell("print()", outputs=[nbformat.v4.new_output("stream", name="stdout", text="🙂\n")])
+    nbformat.write(nbformat.v4.new_notebook(cells=[printed]), store)
+    proc = studyguide(root, "check", check=False)
+    code_line = text.splitlines().index(":label: demo") + 2  # the cell's first line of code
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        f"book/1-basics/tensor/shape-demo.md:{line}: glyph: the PDF's fonts cannot print '↔' (U+2194) (write it another way (a word, or a character the fonts have))",
+        f"book/1-basics/tensor/shape-demo.md:{code_line}: glyph: the PDF's fonts cannot print '🙂' (U+1F642) (write it another way (a word, or a character the fonts have))",
+    ], proc.stderr

@@ -26,12 +26,10 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
         only = {f.relative_to(book_dir).as_posix() if f.is_relative_to(book_dir) else str(f) for f in full}
     layout = Layout(root, config)
     book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules)
-    covered = glyphs.coverage(config.locale.fonts, layout.build / ".glyphs.json")
-    if covered is not None:
-        found = [p for q in book.questions for p in glyphs.missing(f"{config.book_dir}/{q.path}", (layout.book / q.path).read_text(encoding="utf-8"), covered)]
-        found += glyphs.in_outputs(book, layout.book / notebook.STORE_DIR, config.book_dir, covered)
-        if found:
-            raise BookError(found)
+    preamble = glyphs.font_preamble(config.locale.code == "zh")
+    found = glyphs.problems(book, layout.book, config.book_dir, layout.book / notebook.STORE_DIR, preamble, layout.build / ".glyphs.json")
+    if found:
+        raise BookError(found)
     formulas = [(f"{config.book_dir}/{q.path}", line, tex, display) for q in book.questions for line, tex, display in book.pages[q.id].outline.formulas]
     bad_math = mathcheck.problems(formulas, layout.build / ".math_checked.json")
     if bad_math:

@@ -1,86 +1,140 @@
-"""Characters the book's PDF fonts cannot print, found in the sources before LaTeX does (an emoji, a rare symbol).
+"""Characters the book's PDF cannot print (an emoji, a rare symbol), found in the sources before the book's LaTeX run.
 
-The fonts are found with fontconfig (``fc-match``) and TeX's own search (``kpsewhich``); their character maps
-are read with fontTools once and kept in the build folder, keyed by the font files and their times.
+Which font prints a character is xeCJK's choice (its character classes), not the union of the fonts' maps: a
+symbol such as U+2194 goes to TeX Gyre Termes even though Noto CJK has it. So the characters the book uses are
+typeset once, in every family the PDF sets text in, with the PDF's own font set-up (``font_preamble``), and
+XeTeX's "Missing character" lines are read. Results are kept in the build folder, keyed by that set-up.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
-from collections.abc import Iterable
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from .errors import Problem
 
-TEX_FONT_FILES = {"TeX Gyre Termes": "texgyretermes-regular.otf", "TeX Gyre Heros": "texgyreheros-regular.otf"}
+LATIN_FONTS = r"""
+% Latin text in TeX Gyre / DejaVu: Noto CJK maps '-' to U+2011 in the PDF text layer, which breaks
+% search and code copied out of the PDF. A symbol these fonts lack is reported by `check` (glyphs.py).
+\setmainfont{TeX Gyre Termes}
+\setsansfont{TeX Gyre Heros}
+\setmonofont{DejaVu Sans Mono}[Scale=0.9]
+"""
+CJK_FONTS = r"""
+\usepackage[UTF8,heading=true,fontset=none,zihao=false]{ctex}
+\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
+\setCJKsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
+\setCJKmonofont{Noto Sans Mono CJK SC}
+"""
+FAMILIES = {"text": (r"\rmfamily", r"\rmfamily\bfseries", r"\sffamily", r"\sffamily\bfseries"), "code": (r"\ttfamily",)}
+Piece = tuple[int, str, str]  # (1-based line, "text" or "code", what the PDF sets there)
 
 
-def font_file(family: str) -> Path | None:
-    """The file of a font family: TeX's copy for the TeX Gyre fonts, fontconfig's match otherwise."""
-    if family in TEX_FONT_FILES and shutil.which("kpsewhich"):
-        found = subprocess.run(["kpsewhich", TEX_FONT_FILES[family]], capture_output=True, text=True, check=False).stdout.strip()
-        if found:
-            return Path(found)
-    if not shutil.which("fc-match"):
-        return None
-    out = subprocess.run(["fc-match", "-f", "%{family}\n%{file}", family], capture_output=True, text=True, check=False).stdout.splitlines()
-    return Path(out[1]) if len(out) == 2 and family.lower() in out[0].lower() else None  # no silent substitute
+def font_preamble(chinese: bool) -> str:
+    """The PDF's font set-up (the ``fontpkg`` of conf.py): ctex and Noto CJK for a Chinese book, then the Latin fonts."""
+    return (CJK_FONTS if chinese else "\\usepackage{fontspec}\n") + LATIN_FONTS
 
 
-def _cmap(path: Path) -> set[int]:
-    from fontTools.ttLib import TTFont
+def pieces(text: str) -> list[Piece]:
+    """A page's text by line, as prose or code (fences and inline code); math is left to mathcheck."""
+    from .page import tokens
 
-    font = TTFont(path, fontNumber=0, lazy=True) if path.suffix.lower() in (".ttc", ".otc") else TTFont(path, lazy=True)
-    try:
-        return set(font.getBestCmap() or {})
-    finally:
-        font.close()
-
-
-def coverage(families: Iterable[str], cache: Path) -> frozenset[int] | None:
-    """Every code point one of the fonts has; None when no font file could be found (nothing is checked then)."""
-    files = [f for f in (font_file(name) for name in families) if f is not None and f.is_file()]
-    if not files:
-        return None
-    key = [[str(f), f.stat().st_mtime_ns] for f in files]
-    if cache.is_file():
-        saved = json.loads(cache.read_text(encoding="utf-8"))
-        if saved.get("fonts") == key:
-            return frozenset(saved["points"])
-    points = set().union(*(_cmap(f) for f in files))
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps({"fonts": key, "points": sorted(points)}), encoding="utf-8")
-    return frozenset(points)
+    out: list[Piece] = []
+    for tok in tokens(text):
+        if tok.map is None:
+            continue
+        if tok.type in ("fence", "code_block", "front_matter"):
+            kind = "text" if tok.type == "front_matter" else "code"
+            out += [(tok.map[0] + 2 + i, kind, line) for i, line in enumerate(tok.content.splitlines())]
+        elif tok.type == "inline":
+            line = tok.map[0] + 1
+            for child in tok.children or []:
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                elif child.type != "math_inline":
+                    out.append((line, "code" if child.type == "code_inline" else "text", child.content))
+    return out
 
 
-def missing(path: str, text: str, covered: frozenset[int], first_line: int = 1) -> list[Problem]:
-    """One problem per line of ``text`` holding characters the fonts lack (printable ASCII is always there)."""
+def _typeset_missing(chars: dict[str, list[str]], preamble: str) -> dict[str, set[str]]:
+    """Per kind, the characters XeTeX reports missing when it sets them in every family of that kind."""
+    from .latex import missing_glyphs
+
+    found: dict[str, set[str]] = {}
+    for kind, todo in chars.items():
+        if not todo:
+            continue
+        body = "\n".join(f"{{{family} {' '.join(todo)}}}\\par" for family in FAMILIES[kind])
+        with tempfile.TemporaryDirectory(prefix="studyguide-glyphs-") as tmp:
+            tex = Path(tmp) / "glyphs.tex"
+            tex.write_text("\\documentclass{article}\n" + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n", encoding="utf-8")
+            subprocess.run(["xelatex", "-interaction=batchmode", "-no-pdf", "glyphs.tex"], cwd=tmp, capture_output=True, check=False)
+            found[kind] = set(missing_glyphs(Path(tmp) / "glyphs.log"))
+    return found
+
+
+def lacking(chars: dict[str, set[str]], preamble: str, cache: Path) -> dict[str, frozenset[int]] | None:
+    """Per kind (text, code), the code points the PDF cannot print; None when xelatex is missing (the build says so)."""
+    key = hashlib.sha256(preamble.encode()).hexdigest()[:16]
+    saved = json.loads(cache.read_text(encoding="utf-8")) if cache.is_file() else {}
+    known = saved.get(key, {})
+    todo = {}
+    for kind in FAMILIES:
+        k = known.setdefault(kind, {"ok": [], "bad": []})
+        seen = set(k["ok"]) | set(k["bad"])
+        todo[kind] = sorted({c for c in chars.get(kind, ()) if ord(c) > 127 and not c.isspace() and ord(c) not in seen})
+    if any(todo.values()):
+        if not shutil.which("xelatex"):
+            return None
+        for kind, bad in _typeset_missing(todo, preamble).items():
+            k = known[kind]
+            k["ok"] = sorted(set(k["ok"]) | {ord(c) for c in todo[kind] if c not in bad})
+            k["bad"] = sorted(set(k["bad"]) | {ord(c) for c in bad})
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps({key: known}), encoding="utf-8")
+    return {kind: frozenset(known[kind]["bad"]) for kind in FAMILIES}
+
+
+def missing(path: str, found: list[Piece], bad: dict[str, frozenset[int]]) -> list[Problem]:
+    """One problem per line whose pieces hold characters the PDF cannot print (``bad``, from ``lacking``)."""
+    by_line: dict[int, set[str]] = {}
+    for line, kind, text in found:
+        by_line.setdefault(line, set()).update(c for c in text if ord(c) in bad[kind])
     problems = []
-    for n, line in enumerate(text.splitlines(), start=first_line):
-        bad = sorted({c for c in line if ord(c) > 127 and ord(c) not in covered and not c.isspace()})
-        if bad:
-            shown = " ".join(f"{c!r} (U+{ord(c):04X})" for c in bad)
-            problems.append(Problem(path, n, "glyph", f"the book's fonts have no glyph for {shown}", "write it another way (a word, or a character the fonts have); the PDF could not print it"))
+    for line, chars in sorted(by_line.items()):
+        if chars:
+            shown = " ".join(f"{c!r} (U+{ord(c):04X})" for c in sorted(chars))
+            problems.append(Problem(path, line, "glyph", f"the PDF's fonts cannot print {shown}", "write it another way (a word, or a character the fonts have)"))
     return problems
 
 
-def in_outputs(book: Any, store: Path, prefix: str, covered: frozenset[int]) -> list[Problem]:
-    """Characters the fonts lack in the stored outputs, reported at the line of the cell that printed them."""
+def output_text(cell: Any) -> str:
+    """The text a stored code cell printed."""
+    return "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []))
+
+
+def problems(book: Any, book_dir: Path, prefix: str, store: Path, preamble: str, cache: Path) -> list[Problem]:
+    """Every line of a page, or of a cell's stored output (at the cell's line), holding a character the PDF cannot print."""
     import nbformat
 
-    problems = []
+    found: dict[str, list[Piece]] = {}
     for q in book.questions:
+        found[q.id] = pieces((book_dir / q.path).read_text(encoding="utf-8"))
         path = store / f"{q.id}.ipynb"
-        if not path.is_file():
-            continue
-        nb = nbformat.read(path, as_version=4)
-        lines = [c.line for c in book.pages[q.id].cells] if q.id in book.pages else []
-        for i, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
-            text = "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []))
-            for p in missing(f"{prefix}/{q.path}", text, covered):
-                line = lines[i] if i < len(lines) else 1
-                problems.append(Problem(p.path, line, "glyph", p.message.replace("have no glyph", f"have no glyph in the output of cell {i + 1}", 1), p.hint))
-    return sorted(set(problems))
+        if path.is_file():
+            lines = [c.line for c in book.pages[q.id].cells] if q.id in book.pages else []
+            code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+            found[q.id] += [(lines[i] if i < len(lines) else 1, "code", output_text(c)) for i, c in enumerate(code)]
+    chars: dict[str, set[str]] = {kind: set() for kind in FAMILIES}
+    for piece_list in found.values():
+        for _, kind, text in piece_list:
+            chars[kind].update(text)
+    bad = lacking(chars, preamble, cache)
+    if bad is None or not any(bad.values()):
+        return []
+    return sorted({p for q in book.questions for p in missing(f"{prefix}/{q.path}", found[q.id], bad)})

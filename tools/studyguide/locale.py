@@ -27,7 +27,6 @@ class Locale:
     bullet_max_chars: int
     sentence_ends: str
     end_hint: str
-    fonts: tuple[str, ...]  # the font families of the PDFs
     tiers: tuple[Mapping[str, str], ...]
     sections: tuple[tuple[str, str], ...]  # (stable key, title), in page order
     strings: Mapping[str, Any]
@@ -82,6 +81,6 @@ def load(code: str) -> Locale:
     return Locale(
         code=data["code"], name=data["name"], sphinx_language=data["sphinx_language"], html_lang=data["html_lang"],
         search_language=data["search_language"], answer_max_chars=answer["max_chars"], bullet_max_chars=answer["bullet_max_chars"], sentence_ends=answer["sentence_ends"],
-        end_hint=answer["end_hint"], fonts=tuple(data["fonts"]), tiers=tuple(data["tiers"]), sections=tuple(data["sections"].items()),
+        end_hint=answer["end_hint"], tiers=tuple(data["tiers"]), sections=tuple(data["sections"].items()),
         strings=_flatten(data["strings"]),
     )

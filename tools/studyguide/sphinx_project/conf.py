@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from studyguide.config import load_config
+from studyguide.glyphs import font_preamble
 from studyguide.notebook import MYST_EXTENSIONS
 
 _ROOT = Path(os.environ.get("STUDYGUIDE_ROOT", ".")).resolve()
@@ -69,19 +70,6 @@ copybutton_prompt_is_regexp = True
 
 # PDF (xelatex): A4, one \part per tier. Chinese books: Noto CJK (SC forms) through ctex, Chinese headings.
 _WRAP_CODE = "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxoverfull=0, verbatimmaxunderfull=0"
-_LATIN_FONTS = r"""
-% Latin text in TeX Gyre / DejaVu: Noto CJK maps '-' to U+2011 in the PDF text layer, which breaks
-% search and code copied out of the PDF. Symbols those fonts lack fall back to Noto CJK (below).
-\setmainfont{TeX Gyre Termes}
-\setsansfont{TeX Gyre Heros}
-\setmonofont{DejaVu Sans Mono}[Scale=0.9]
-"""
-_CJK_FONTS = r"""
-\usepackage[UTF8,heading=true,fontset=none,zihao=false]{ctex}
-\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
-\setCJKsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
-\setCJKmonofont{Noto Sans Mono CJK SC}
-"""
 _NAMES = (rf"\ctexset{{part/name={{{_WORDS.t('pdf.part_name')}}}, chapter/name={{{_WORDS.t('pdf.chapter_name')}}}, chapter/number=\arabic{{chapter}}}}"
           if _ZH else "")
 latex_engine = "xelatex"
@@ -97,7 +85,7 @@ latex_elements = {
     "babel": "",
     "polyglossia": "",
     "fontenc": "",
-    "fontpkg": (_CJK_FONTS if _ZH else r"\usepackage{fontspec}") + _LATIN_FONTS,
+    "fontpkg": font_preamble(_ZH),  # glyphs.py: `check` typesets the book's characters with the same set-up
     "fvset": r"\fvset{fontsize=\small,formatcom=\xeCJKVerbAddon}" if _ZH else r"\fvset{fontsize=\small}",
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
     "preamble": r"""
