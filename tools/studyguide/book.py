@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from . import cells, frontmatter, notebook, page, safety, schema
+from . import alttext, cells, frontmatter, notebook, page, safety, schema
 from .errors import BookError, Problem, did_you_mean
 from .schema import Question, Tier, Topic
 
@@ -190,6 +190,7 @@ def parse_page(rel: str, text: str, topics: Mapping[str, Topic], prefix: str, ru
     title_line = next((n for n, level, _ in outline.headings if level == 1), fm.body_line)
     problems += cells.check(code, where, title_line, rules.shape.title(page.DETAILS))
     problems += cells.check_labels(code, where)
+    problems += alttext.check_source(outline, where)
     if rules.require_proofs and code:  # a page without cells gets the page-shape error instead
         problems += page.check_proofs(outline, where, {c.label: (c.line, cells.asserts(c)) for c in code if c.label}, rules.shape)
     ctx = schema.Context(topics, tier, chapter, {t.id: t for t in rules.tiers}, rules.answer)

@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from . import archive, changes, editions, generate, glyphs, mathcheck, notebook, programs, scaffold, shard, status
+from . import alttext, archive, changes, editions, generate, glyphs, mathcheck, notebook, programs, scaffold, shard, status
 from . import build as build_mod
 from . import execute as execute_mod
 from .book import Book, load_book
@@ -28,6 +28,7 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
     book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules)
     preamble = glyphs.font_preamble(config.locale.code == "zh")
     found = glyphs.problems(book, layout.book, config.book_dir, layout.book / notebook.STORE_DIR, preamble, layout.build / ".glyphs.json")
+    found += alttext.problems(book, config.book_dir, layout.book / notebook.STORE_DIR)
     if found:
         raise BookError(found)
     formulas = [(f"{config.book_dir}/{q.path}", line, tex, display) for q in book.questions for line, tex, display in book.pages[q.id].outline.formulas]

@@ -18,6 +18,7 @@ SECTION_KEYS: tuple[str, ...] = ("question", "why-asked", "short-answer", "detai
 QUESTION, SHORT, DETAILS, PITFALLS, RELATED = "question", "short-answer", "details", "pitfalls", "related"
 PROOF_SECTIONS = (SHORT, PITFALLS)  # each bullet here cites the cell that proves it
 PROOF_ROLE = "proof"
+PLOT_ALT = "plot-alt"  # the directive right after a code cell: one sentence saying what its plot shows
 SHORT_MAX_BULLETS = 3
 SHORT_MAX_CHARS = 60  # per bullet, as read: code identifiers count, Markdown marks and proof marks do not
 
@@ -88,6 +89,8 @@ class Outline:
     code_loads: list[tuple[int, str]] = field(default_factory=list)  # (line, file) of code cells with :load:
     formulas: list[tuple[int, str, bool]] = field(default_factory=list)  # (line, TeX, display) of every formula
     roles: list[tuple[int, str, str]] = field(default_factory=list)  # (line, role name, content)
+    code_cells: int = 0  # code-cell fences, in page order
+    plot_alts: list[tuple[int, int | None, str]] = field(default_factory=list)  # (line, index of the code cell it follows or None, text)
 
     @property
     def title(self) -> str:
@@ -228,6 +231,11 @@ def parse(text: str, shape: Shape = ZH_SHAPE) -> Outline:
             out.short_prose.append(line)
         if tok.type == "fence":
             _scan_fence(out, tok, line)
+            if _fence_name(tok) == PLOT_ALT:
+                after = i > 0 and toks[i - 1].type == "fence" and _fence_name(toks[i - 1]) == "code-cell"
+                out.plot_alts.append((line, out.code_cells - 1 if after else None, " ".join(tok.content.split())))
+            elif _fence_name(tok) == "code-cell":
+                out.code_cells += 1
         elif tok.type in ("math_block", "math_block_label"):
             out.formulas.append((line, tok.content, True))
             for n, math_line in enumerate(tok.content.splitlines()):
@@ -250,6 +258,11 @@ def _bullet(item: list[Any], section: str) -> Bullet:
                    if c.type == "myst_role" and c.meta.get("name") == PROOF_ROLE)
     markdown = " ".join(part.strip() for part in first.content.splitlines())
     return Bullet(item[0].map[0] + 1, section, markdown, proofs)
+
+
+def _fence_name(tok: Any) -> str:
+    m = re.match(r"^\{([\w:-]+)\}", tok.info.strip())
+    return m.group(1) if m else ""
 
 
 def _scan_fence(out: Outline, tok: Any, line: int) -> None:

@@ -17,7 +17,7 @@ from ..config import load_config
 from ..edition import latex_footer
 from ..errors import StudyguideError
 from ..project import Layout
-from . import environment, epub, ereader, fresh, latexrefs, lightsite, mathcache, navigation, pages, proofs, quickreview, safety, search, selftest, state
+from . import environment, epub, ereader, fresh, latexrefs, lightsite, mathcache, navigation, pages, plotalt, proofs, quickreview, safety, search, selftest, state
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
@@ -108,6 +108,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     environment.setup(app)
     selftest.setup(app)
     proofs.setup(app)
+    plotalt.setup(app)
     quickreview.setup(app)
     search.setup(app)
     safety.setup(app)

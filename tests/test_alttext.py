@@ -1,0 +1,64 @@
+"""Text alternatives for plots: ``check`` asks for one after each cell that drew, and the site and EPUB carry it."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from pages import BODY, TOPICS_YML, page
+from studyguide import alttext
+from studyguide.book import parse_book, parse_page
+
+PLOT = "```{{code-cell}} python\nprint(1)\n```\n\n```{{plot-alt}}\n{text}\n```\n\n"
+
+
+def _problems(text: str) -> list[str]:
+    _, _, found = parse_page("1-basics/tensor/q1.md", text, {"tensor": None}, "book")  # type: ignore[dict-item]
+    return [f"{p.line}: {p.message}" for p in found if p.key == "plot-alt"]
+
+
+def _with(block: str) -> str:
+    return page(body=BODY.format(ref="q1").replace("## 易错点", block + "## 易错点", 1))
+
+
+def test_an_alternative_must_follow_a_cell_and_say_something() -> None:
+    good = _with(PLOT.format(text="一条从 1 降到 0 的曲线。"))
+    assert _problems(good) == []
+    lines = good.splitlines()
+    assert _problems(good.replace("```\n\n```{plot-alt}", "```\n\n间隔的一段话。\n\n```{plot-alt}", 1)) == [
+        f"{lines.index('```{plot-alt}') + 3}: follows no code cell"]
+    assert _problems(_with(PLOT.format(text=""))) == [f"{lines.index('```{plot-alt}') + 1}: is empty"]
+    twice = good.replace("一条从 1 降到 0 的曲线。\n```\n", "一条从 1 降到 0 的曲线。\n```\n\n```{plot-alt}\n又一句。\n```\n", 1)
+    assert _problems(twice) == [f"{lines.index('```{plot-alt}') + 5}: follows no code cell"]  # one sentence per cell
+
+
+def _stored(tmp: Path, drawing: list[bool]) -> Path:
+    image = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
+    cells = [nbformat.v4.new_code_cell("x", outputs=[image] if d else []) for d in drawing]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp / "q1.ipynb")
+    return tmp
+
+
+@pytest.mark.parametrize("drawing, expected", [
+    ([True, True], ["code cell 2 draws a plot with no text alternative"]),
+    ([True, False], []),
+    ([False, False], ["code cell 1 draws no plot in its stored output"]),
+])
+def test_each_drawing_cell_has_an_alternative_and_no_other(tmp_path: Path, drawing: list[bool], expected: list[str]) -> None:
+    body = BODY.format(ref="q1").replace("## 易错点", PLOT.format(text="一条曲线。") + "```{code-cell} python\nprint(2)\n```\n\n## 易错点", 1)
+    book = parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q1.md": page(body=body)})
+    found = alttext.problems(book, "book", _stored(tmp_path, [False, *drawing]))  # the page's first cell is the cheat sheet
+    assert [p.message for p in found] == [m.replace("cell 2", "cell 3").replace("cell 1", "cell 2") for m in expected]
+
+
+@pytest.mark.build
+def test_the_site_and_the_epub_give_the_plot_its_sentence(built_minibook: Path) -> None:
+    source = (built_minibook / "book/2-intermediate/autograd/grad-demo.md").read_text(encoding="utf-8")
+    sentence = source.split("```{plot-alt}\n", 1)[1].split("\n```", 1)[0]
+    html = (built_minibook / "_build/html/2-intermediate/autograd/grad-demo.html").read_text(encoding="utf-8")
+    assert f'<img alt="{sentence}" src="../../_images/' in html
+    with zipfile.ZipFile(built_minibook / "_build/minibook.epub") as z:
+        page_xhtml = next(z.read(n).decode() for n in z.namelist() if n.endswith("grad-demo.xhtml"))
+    assert f'alt="{sentence}"' in page_xhtml and "plot-alt" not in page_xhtml

@@ -1,0 +1,54 @@
+"""Text alternatives for plots: a ``{plot-alt}`` directive right after a code cell says in one sentence what the
+cell's plot shows; the site and the EPUB give it as the image's ``alt`` (sphinxext/plotalt.py).
+
+``check`` asks for one after every cell whose stored output holds an image, and for none anywhere else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .errors import Problem
+from .page import PLOT_ALT, Outline
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml")
+HINT = f"right after the cell that draws it, add a {{{PLOT_ALT}}} block holding one sentence on what the plot shows"
+
+
+def check_source(outline: Outline, path: str) -> list[Problem]:
+    """Problems of the page alone: an alternative that does not directly follow a code cell, or says nothing."""
+    problems = []
+    for line, cell, text in outline.plot_alts:
+        if cell is None:
+            problems.append(Problem(path, line, PLOT_ALT, "follows no code cell", HINT))
+        if not text:
+            problems.append(Problem(path, line, PLOT_ALT, "is empty", HINT))
+    return problems
+
+
+def drawing_cells(nb: Any) -> list[int]:
+    """The indexes (among code cells) of a stored notebook's cells whose outputs hold an image."""
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    return [i for i, c in enumerate(code) if any(t in o.get("data", {}) for o in c.get("outputs", []) for t in IMAGE_TYPES)]
+
+
+def problems(book: Any, prefix: str, store: Path) -> list[Problem]:
+    """Cells that draw a plot with no text alternative, and alternatives after a cell that draws nothing."""
+    import nbformat
+
+    found = []
+    for q in book.questions:
+        path = store / f"{q.id}.ipynb"
+        parsed = book.pages.get(q.id)
+        if parsed is None or not path.is_file():
+            continue
+        drawing = set(drawing_cells(nbformat.read(path, as_version=4)))
+        alts = {cell: line for line, cell, _ in parsed.outline.plot_alts if cell is not None}
+        lines = [c.line for c in parsed.cells]
+        where = f"{prefix}/{q.path}"
+        for i in sorted(drawing - alts.keys()):
+            found.append(Problem(where, lines[i] if i < len(lines) else 1, PLOT_ALT, f"code cell {i + 1} draws a plot with no text alternative", HINT))
+        for i in sorted(alts.keys() - drawing):
+            found.append(Problem(where, alts[i], PLOT_ALT, f"code cell {i + 1} draws no plot in its stored output", "remove it, or execute the page if the cell now draws"))
+    return found
