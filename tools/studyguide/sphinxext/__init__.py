@@ -17,7 +17,24 @@ from ..config import load_config
 from ..edition import latex_footer
 from ..errors import StudyguideError
 from ..project import Layout
-from . import environment, epub, ereader, fresh, latexrefs, lightsite, mathcache, navigation, pages, plotalt, proofs, quickreview, safety, search, selftest, state
+from . import (
+    environment,
+    epub,
+    ereader,
+    fresh,
+    latexrefs,
+    lightsite,
+    mathcache,
+    navigation,
+    pages,
+    plotalt,
+    proofs,
+    quickreview,
+    safety,
+    search,
+    selftest,
+    state,
+)
 
 TEMPLATES = str(Path(__file__).parent / "templates")
 
