@@ -190,15 +190,20 @@ def page_weight(report: dict, base: str) -> dict[str, int]:
             if i["url"].startswith(base) and "/_images/" not in i["url"]}
 
 
+RUNS = 3  # Lighthouse's own advice: the median of several runs, since a busy machine inflates one run's blocking time
+
+
 @pytest.mark.build
 @pytest.mark.parametrize("path", [QUESTION, "index.html"])
 def test_lighthouse_on_a_phone(built_minibook: Path, tmp_path: Path, path: str) -> None:
     httpd, base = serve.start(_site(built_minibook))
     try:
-        report = lighthouse(base + path, tmp_path / "report.json")
+        reports = [lighthouse(base + path, tmp_path / f"report-{i}.json") for i in range(RUNS)]
     finally:
         httpd.shutdown()
         httpd.server_close()
+    reports.sort(key=lambda r: r["categories"]["performance"]["score"])
+    report = reports[RUNS // 2]  # the median run by performance
     scores = {k: round(v["score"] * 100) for k, v in report["categories"].items()}
     weight = page_weight(report, base)
     assert sum(weight.values()) <= 700 * KIB, sorted(weight.items(), key=lambda kv: -kv[1])[:5]
