@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -15,7 +14,6 @@ from conftest import REPO, require_program
 pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
 ACE = REPO / "tools/node/node_modules/.bin/ace-puppeteer"
-LAUNCH_FAILED = re.compile(r"Failed to launch the browser|Timed out after \d+ ms while|TimeoutError")
 
 
 def ace(epub: Path, out: Path) -> dict:
@@ -23,12 +21,13 @@ def ace(epub: Path, out: Path) -> dict:
     if not ACE.is_file():
         pytest.fail("Ace by DAISY is not installed (run tools/setup.sh node)")
     env = {**os.environ, "PUPPETEER_EXECUTABLE_PATH": require_program("chromium")}
-    cmd = [str(ACE), "--silent", "--force", "--outdir", str(out), str(epub)]
+    cmd = [str(ACE), "--verbose", "--force", "--outdir", str(out), str(epub)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, check=False)
-    if proc.returncode != 0 and LAUNCH_FAILED.search(proc.stdout + proc.stderr):  # Chromium slow to start on a loaded machine
+    if proc.returncode != 0:  # Ace crashed (violations exit 0, in the report): seen once per fresh CI run, never alone
+        first = (proc.stdout + proc.stderr).strip()[-2000:]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, check=False)
-    if proc.returncode != 0:
-        pytest.fail(f"Ace failed ({proc.returncode}): {(proc.stdout + proc.stderr).strip()[-2000:]}")
+        if proc.returncode != 0:
+            pytest.fail(f"Ace failed twice ({proc.returncode}); first run: {first}")
     return json.loads((out / "report.json").read_text(encoding="utf-8"))
 
 
