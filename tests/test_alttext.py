@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from pages import BODY, TOPICS_YML, page
-from studyguide import alttext
+from studyguide import alttext, notebook
 from studyguide.book import parse_book, parse_page
 
 PLOT = "```{{code-cell}} python\nprint(1)\n```\n\n```{{plot-alt}}\n{text}\n```\n\n"
@@ -49,7 +49,7 @@ def _stored(tmp: Path, drawing: list[bool]) -> Path:
 def test_each_drawing_cell_has_an_alternative_and_no_other(tmp_path: Path, drawing: list[bool], expected: list[str]) -> None:
     body = BODY.format(ref="q1").replace("## 易错点", PLOT.format(text="一条曲线。") + "```{code-cell} python\nprint(2)\n```\n\n## 易错点", 1)
     book = parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q1.md": page(body=body)})
-    found = alttext.problems(book, "book", _stored(tmp_path, [False, *drawing]))  # the page's first cell is the cheat sheet
+    found = alttext.problems(book, "book", notebook.read_stored(book, _stored(tmp_path, [False, *drawing])))  # the page's first cell is the cheat sheet
     assert [p.message for p in found] == [m.replace("cell 2", "cell 3").replace("cell 1", "cell 2") for m in expected]
 
 

@@ -6,7 +6,6 @@ cell's plot shows; the site and the EPUB give it as the image's ``alt`` (sphinxe
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from .errors import Problem
@@ -33,17 +32,14 @@ def drawing_cells(nb: Any) -> list[int]:
     return [i for i, c in enumerate(code) if any(t in o.get("data", {}) for o in c.get("outputs", []) for t in IMAGE_TYPES)]
 
 
-def problems(book: Any, prefix: str, store: Path) -> list[Problem]:
+def problems(book: Any, prefix: str, stored: dict[str, Any]) -> list[Problem]:
     """Cells whose stored output holds a plot with no text alternative after them."""
-    import nbformat
-
     found = []
     for q in book.questions:
-        path = store / f"{q.id}.ipynb"
         parsed = book.pages.get(q.id)
-        if parsed is None or not path.is_file():
+        if parsed is None or q.id not in stored:
             continue
-        drawing = set(drawing_cells(nbformat.read(path, as_version=4)))
+        drawing = set(drawing_cells(stored[q.id]))
         alts = {cell for _, cell, _ in parsed.outline.plot_alts if cell is not None}
         lines = [c.line for c in parsed.cells]
         where = f"{prefix}/{q.path}"

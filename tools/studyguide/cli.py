@@ -26,9 +26,9 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
         only = {f.relative_to(book_dir).as_posix() if f.is_relative_to(book_dir) else str(f) for f in full}
     layout = Layout(root, config)
     book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules)
-    preamble = glyphs.font_preamble(config.locale.code == "zh")
-    found = glyphs.problems(book, layout.book, config.book_dir, layout.book / notebook.STORE_DIR, preamble, layout.build / ".glyphs.json")
-    found += alttext.problems(book, config.book_dir, layout.book / notebook.STORE_DIR)
+    stored = notebook.read_stored(book, layout.book / notebook.STORE_DIR)  # read once for both checks
+    found = glyphs.problems(book, config.book_dir, stored, glyphs.font_preamble(config.locale.code == "zh"), layout.build / ".glyphs.json")
+    found += alttext.problems(book, config.book_dir, stored)
     if found:
         raise BookError(found)
     formulas = [(f"{config.book_dir}/{q.path}", line, tex, display) for q in book.questions for line, tex, display in book.pages[q.id].outline.formulas]
@@ -187,8 +187,9 @@ def cmd_serve(args: argparse.Namespace, root: Path, config: Config) -> int:
     """Serve the built website as a static host would (gzip, cache headers), to try it on a phone or in Lighthouse."""
     from . import serve
 
-    httpd = serve.server(Layout(root, config).html, args.port, args.host)
-    print(f"serving {Layout(root, config).html} at http://{args.host}:{httpd.server_port}/ (Ctrl-C stops)")
+    site = Layout(root, config).html
+    httpd = serve.server(site, args.port, args.host)
+    print(f"serving {site} at http://{args.host}:{httpd.server_port}/ (Ctrl-C stops)")
     try:
         httpd.serve_forever()
     finally:

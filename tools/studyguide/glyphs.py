@@ -40,27 +40,6 @@ def font_preamble(chinese: bool) -> str:
     return (CJK_FONTS if chinese else "\\usepackage{fontspec}\n") + LATIN_FONTS
 
 
-def pieces(text: str) -> list[Piece]:
-    """A page's text by line, as prose or code (fences and inline code); math is left to mathcheck."""
-    from .page import tokens
-
-    out: list[Piece] = []
-    for tok in tokens(text):
-        if tok.map is None:
-            continue
-        if tok.type in ("fence", "code_block", "front_matter"):
-            kind = "text" if tok.type == "front_matter" else "code"
-            out += [(tok.map[0] + 2 + i, kind, line) for i, line in enumerate(tok.content.splitlines())]
-        elif tok.type == "inline":
-            line = tok.map[0] + 1
-            for child in tok.children or []:
-                if child.type in ("softbreak", "hardbreak"):
-                    line += 1
-                elif child.type != "math_inline":
-                    out.append((line, "code" if child.type == "code_inline" else "text", child.content))
-    return out
-
-
 def _typeset_missing(chars: dict[str, list[str]], preamble: str) -> dict[str, set[str]]:
     """Per kind, the characters XeTeX reports missing when it sets them in every family of that kind."""
     from .latex import missing_glyphs
@@ -118,17 +97,15 @@ def output_text(cell: Any) -> str:
     return "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []))
 
 
-def problems(book: Any, book_dir: Path, prefix: str, store: Path, preamble: str, cache: Path) -> list[Problem]:
+def problems(book: Any, prefix: str, stored: dict[str, Any], preamble: str, cache: Path) -> list[Problem]:
     """Every line of a page, or of a cell's stored output (at the cell's line), holding a character the PDF cannot print."""
-    import nbformat
-
     found: dict[str, list[Piece]] = {}
     for q in book.questions:
-        found[q.id] = pieces((book_dir / q.path).read_text(encoding="utf-8"))
-        path = store / f"{q.id}.ipynb"
-        if path.is_file():
-            lines = [c.line for c in book.pages[q.id].cells] if q.id in book.pages else []
-            code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        parsed = book.pages[q.id]
+        found[q.id] = list(parsed.outline.pieces)
+        if q.id in stored:
+            lines = [c.line for c in parsed.cells]
+            code = [c for c in stored[q.id].cells if c.cell_type == "code"]
             found[q.id] += [(lines[i] if i < len(lines) else 1, "code", output_text(c)) for i, c in enumerate(code)]
     chars: dict[str, set[str]] = {kind: set() for kind in FAMILIES}
     for piece_list in found.values():

@@ -100,6 +100,12 @@ def read_store(store_dir: Path) -> dict[str, StoreEntry]:
     return entries
 
 
+def read_stored(book: Any, store_dir: Path) -> dict[str, nbformat.NotebookNode]:
+    """The stored notebook of each question that has one, by question id (for the checks that read outputs)."""
+    paths = {q.id: store_dir / f"{q.id}.ipynb" for q in book.questions}
+    return {qid: nbformat.read(path, as_version=4) for qid, path in paths.items() if path.is_file()}
+
+
 def import_entry(cache: Any, entry: StoreEntry) -> bool:
     """Put a stored notebook into the jupyter-cache; return False when it was already there."""
     from jupyter_cache.base import CacheBundleIn

@@ -91,6 +91,7 @@ class Outline:
     roles: list[tuple[int, str, str]] = field(default_factory=list)  # (line, role name, content)
     code_cells: int = 0  # code-cell fences, in page order
     plot_alts: list[tuple[int, int | None, str]] = field(default_factory=list)  # (line, index of the code cell it follows or None, text)
+    pieces: list[tuple[int, str, str]] = field(default_factory=list)  # (line, "text" or "code", what the PDF sets there)
 
     @property
     def title(self) -> str:
@@ -244,6 +245,26 @@ def parse(text: str, shape: Shape = ZH_SHAPE) -> Outline:
             out.html.append((line, tok.content))
     if prompt_from is not None and not out.prompt:
         out.prompt = "\n".join(lines[prompt_from:]).strip()
+    out.pieces = _pieces(toks)
+    return out
+
+
+def _pieces(toks: list[Any]) -> list[tuple[int, str, str]]:
+    """The page's text by line, as prose or code (fences and inline code); math is left to mathcheck."""
+    out: list[tuple[int, str, str]] = []
+    for tok in toks:
+        if tok.map is None:
+            continue
+        if tok.type in ("fence", "code_block", "front_matter"):
+            kind = "text" if tok.type == "front_matter" else "code"
+            out += [(tok.map[0] + 2 + i, kind, line) for i, line in enumerate(tok.content.splitlines())]
+        elif tok.type == "inline":
+            line = tok.map[0] + 1
+            for child in tok.children or []:
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                elif child.type != "math_inline":
+                    out.append((line, "code" if child.type == "code_inline" else "text", child.content))
     return out
 
 
