@@ -134,3 +134,40 @@ def grey_page(pdf: Path, page: int, dpi: int = 144) -> Callable[[float, float], 
         image = Image.open(next(Path(tmp).glob("p*.png"))).convert("L")
         image.load()
     return lambda x, y: int(image.getpixel((int(x * dpi / 72), int(y * dpi / 72))))
+
+
+def page_texts(pdf: Path) -> list[str]:
+    """The text of each page, in reading layout (pdftotext -layout), page 1 first."""
+    out = subprocess.run([require_program("pdftotext"), "-layout", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    return out.split("\f")[: len(PdfReader(str(pdf)).pages)]
+
+
+def print_furniture_problems(pdf: Path, title: str, edition: str, release_word: str, cover_word: str, part_word: str) -> list[str]:
+    """What is wrong with the cover, running heads, part openers and '·' of a PDF (empty: nothing).
+
+    The cover names the edition once and is labelled ``cover_word``; headers hold the title alone (no release, no
+    ASCII comma); a part opener has no footer; '·' reads U+00B7 in the text layer (not U+30FB) and keeps a space
+    on both sides.
+    """
+    pages, labels = page_texts(pdf), PdfReader(str(pdf)).page_labels
+    bad = []
+    if labels[0] != cover_word or labels.count("1") != 1:
+        bad.append(f"page labels start {labels[:3]}: the cover should be '{cover_word}' and only the text's first page '1'")
+    if pages[0].count(edition) != 1:
+        bad.append(f"the cover names the edition {pages[0].count(edition)} times")
+    heads = [p.strip().splitlines()[0].strip() for p in pages[2:] if p.strip()]
+    bad += [f"header '{h}'" for h in sorted(set(heads)) if h.startswith(title) and "," in h][:3]
+    if any(release_word in p for p in pages):
+        bad.append(f"'{release_word}' is printed")
+    for n, p in enumerate(pages, start=1):
+        lines = [line.strip() for line in p.splitlines() if line.strip()]
+        if lines and lines[0] == part_word and len(lines) <= 3 and any(edition in line for line in lines):
+            bad.append(f"part opener on page {n} has a footer")
+    text = "".join(pages)
+    if "\u30fb" in text:
+        bad.append(f"'·' reads U+30FB {text.count(chr(0x30FB))} times")
+    glued = re.findall(r"[^\s）」』】》]· |[^\S\n]·\S|[\u4e00-\u9fff]·[\u4e00-\u9fff]", text)
+    # a separator lost a space ("lr·λ" is math; a full-width "）" carries its own space)
+    if glued:
+        bad.append(f"'·' as a separator lost a space {len(glued)} times, e.g. {glued[:3]}")
+    return bad

@@ -37,10 +37,12 @@ def test_plan_is_sorted_deterministic_and_marked() -> None:
 
 
 def test_quick_review_places_each_question_under_its_tier_and_chapter() -> None:
-    out = files()
+    out = plan(parse_book({**SOURCES, "1-basics/tensor/a.md": page(id="a", ref="b", frequent=True)}), parse_config({}), ("preface",))
     basics = out["quickreview/basics.md"]
     assert basics.index("## 张量") < basics.index("(qr-a)=") < basics.index("(qr-b)=") < basics.index("## 自动求导") < basics.index("(qr-c)=")
     assert "```{studyguide-quick} a\n```" in basics and "qr-d" not in basics
+    assert basics.count("### 标题（高频）\n") == 1 and basics.count("### 标题\n") == 2  # frequent questions are marked in title, TOC and bookmarks
+    assert "\\bookmarksetup{depth=2}" in out["quickreview/index.md"]
     assert "basics\nadvanced" in out["quickreview/index.md"] and "intermediate" not in out["quickreview/index.md"]
 
 

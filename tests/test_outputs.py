@@ -15,6 +15,7 @@ from outputs import (
     outline_titles,
     pdf_fonts,
     pdf_text,
+    print_furniture_problems,
     visible_text,
     words_outside,
 )
@@ -61,6 +62,18 @@ def test_pdf_has_bookmarks_links_and_a_sane_page_count(built_minibook: Path) -> 
     assert any(t.endswith("转置之后为什么不连续？") for t in titles)
     assert 8 <= len(PdfReader(str(pdf)).pages) <= 40
     assert link_annotations(pdf) >= 10  # TOC entries and cross-references are clickable
+
+
+@pytest.mark.parametrize("edition", ["minibook", "minibook-quickreview", "minibook-selftest"])
+def test_pdf_cover_running_heads_part_openers_and_middots(built_minibook: Path, edition: str) -> None:
+    pdf = built_minibook / f"_build/{edition}.pdf"
+    assert print_furniture_problems(pdf, "迷你测试书", "0.1 版", "发行版本", "封面", "第一部分") == []
+
+
+def test_quick_review_bookmarks_each_question_and_marks_the_frequent_ones(built_minibook: Path) -> None:
+    titles = outline_titles(built_minibook / "_build/minibook-quickreview.pdf")
+    assert any(t.endswith("转置之后为什么不连续？（高频）") for t in titles), titles  # shape-demo is frequent
+    assert sum(t.endswith("？") for t in titles) == 2, titles  # the other two questions, unmarked
 
 
 def test_pdf_log_has_no_missing_glyphs_and_no_text_in_the_margin(built_minibook: Path) -> None:

@@ -14,6 +14,7 @@ from outputs import (
     outline_titles,
     pdf_fonts,
     pdf_text,
+    print_furniture_problems,
     words_outside,
 )
 from pypdf import PdfReader
@@ -120,3 +121,22 @@ def test_every_cheat_sheet_is_at_least_half_full() -> None:
     fills = {s.name: round(sheets.fill(sheets.data(s, CONFIG.title, CONFIG.edition_text, {}, WORDS, PROJECT.blocks)), 2) for s in plan}
     print("cheat-sheet fill:", fills)
     assert all(f >= sheets.MIN_FILL for f in fills.values()), f"below {sheets.MIN_FILL}: {fills} (share a sheet or add a reference block in topics.yml)"
+
+
+@pytest.mark.parametrize("edition", ["", "-quickreview", "-selftest"])
+def test_pdf_cover_running_heads_part_openers_and_middots(built: Path, edition: str) -> None:
+    import gettext
+
+    import sphinx
+
+    release = gettext.translation("sphinx", Path(sphinx.__file__).parent / "locale", [WORDS.sphinx_language], fallback=True).gettext("Release")
+    part = WORDS.part(0, CONFIG.tier_list[0].label).split()[0]  # 第一部分, the first line of a part opener
+    pdf = built / f"{CONFIG.basename}{edition}.pdf"
+    assert print_furniture_problems(pdf, CONFIG.title, CONFIG.edition_text, release, WORDS.t("pdf.cover"), part) == []
+
+
+def test_quick_review_bookmarks_every_question_and_marks_the_frequent_ones(built: Path) -> None:
+    titles = set(outline_titles(built / f"{CONFIG.basename}-quickreview.pdf"))
+    for q in book().questions:
+        marked = WORDS.t("quick.frequent_title", title=q.title)
+        assert any(t.endswith(marked if q.frequent else q.title) for t in titles), q.id

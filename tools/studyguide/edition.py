@@ -64,16 +64,18 @@ def show_files(root: Path, tag: str, folder: str) -> dict[str, str] | None:
 
 
 def latex_footer(text: str) -> str:
-    """LaTeX preamble that prints ``text`` (the edition) before the page number in every page footer.
+    """LaTeX preamble that prints ``text`` (the edition) once per page, before the page number in the footer.
 
-    Sphinx's own ``normal`` and ``plain`` styles (one-sided), with the edition added.
+    Sphinx's own ``normal`` and ``plain`` styles (one-sided), with the edition in the footer; the header holds the
+    title alone, and the cover prints the edition once (its date line), not also Sphinx's release line.
     """
     foot = rf"\fancyfoot[R]{{{{\py@HeaderFamily {text}\quad\thepage}}}}"
     return "\n".join([
         r"\makeatletter",
         r"\fancypagestyle{normal}{\fancyhf{}" + foot + r"\fancyfoot[L]{{\py@HeaderFamily\nouppercase{\rightmark}}}"
-        r"\fancyhead[R]{{\py@HeaderFamily \@title\sphinxheadercomma\py@release}}"
+        r"\fancyhead[R]{{\py@HeaderFamily \@title}}"
         r"\renewcommand{\headrulewidth}{0.4pt}\renewcommand{\footrulewidth}{0.4pt}}",
         r"\fancypagestyle{plain}{\fancyhf{}" + foot + r"\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0.4pt}}",
+        r"\AtBeginDocument{\def\py@release{}}",
         r"\makeatother", "",
     ])

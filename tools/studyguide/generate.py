@@ -78,7 +78,7 @@ def render_selftest_root(book: Book, config: Config) -> str:
     return "\n".join([
         "---", "orphan: true", "nosearch: true", "---", HEADER, f"# {words.t('selftest.title', title=config.title)}\n",
         "```{raw} latex", "\\def\\studyguideselftest{}",
-        "\\renewcommand{\\studyguidepart}[1]{\\setcounter{secnumdepth}{1}\\part{" + words.t("selftest.answers_part", label="#1") + "}}", "```\n",
+        "\\renewcommand{\\studyguidepart}[1]{\\studyguideopenpart{" + words.t("selftest.answers_part", label="#1") + "}}", "```\n",
         "```{only} html", words.t("selftest.html_note"), "```\n",
         "```{studyguide-selftest}", *_selftest_groups(book), "```\n",
     ])
@@ -97,7 +97,7 @@ def _selftest_groups(book: Book) -> list[str]:
 def render_selftest_tier(i: int, tier: Tier, questions: list[Question], words: Locale) -> str:
     """The bare questions of one tier, with room to think and a link to each answer."""
     out = ["---", "orphan: true", "nosearch: true", "---", HEADER, "```{raw} latex",
-           f"\\setcounter{{secnumdepth}}{{1}}\\part{{{words.t('selftest.questions_part', label=tier.label)}}}", "```\n",
+           f"\\studyguideopenpart{{{words.t('selftest.questions_part', label=tier.label)}}}", "```\n",
            f"(selftest-{tier.id})=", f"# {words.t('selftest.heading', label=tier.label)}\n", words.t("selftest.intro") + "\n"]
     frequent = f" · {words.t('frequent')}"
     for n, q in enumerate(questions, start=1):
@@ -123,17 +123,19 @@ def render_quick_root(book: Book, config: Config) -> str:
     words = config.locale
     return "\n".join([
         "---", "orphan: true", "nosearch: true", "---", HEADER, f"# {words.t('quick.title', title=config.title)}\n", words.t("quick.intro") + "\n",
+        "```{raw} latex", "\\bookmarksetup{depth=2}% every question is a bookmark, not only its chapter", "```\n",
         "```{toctree}", ":hidden:", ":maxdepth: 2", "", *tiers, "```\n",
     ])
 
 
-def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]]) -> str:
-    """One tier of the quick-review edition: chapters by topic, one entry per question."""
+def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]], words: Locale) -> str:
+    """One tier of the quick-review edition: chapters by topic, one entry per question, frequent ones marked."""
     out = ["---", "orphan: true", "nosearch: true", "---", HEADER, f"(quick-{tier.id})=", f"# {tier.label}\n"]
     for topic, questions in chapters:
         out += [f"## {topic.label}\n"]
         for q in questions:
-            out += [f"({quick_label(q.id)})=", f"### {q.title}\n", "```{studyguide-quick} " + q.id, "```\n"]
+            title = words.t("quick.frequent_title", title=q.title) if q.frequent else q.title
+            out += [f"({quick_label(q.id)})=", f"### {title}\n", "```{studyguide-quick} " + q.id, "```\n"]
     return "\n".join(out)
 
 
@@ -151,7 +153,7 @@ def plan(book: Book, config: Config, front: tuple[str, ...] = (), history: chang
             qs = [q for q in book.questions if q.tier == tier.id]
             if qs:
                 files[f"{SELFTEST_DIR}/{tier.id}.md"] = render_selftest_tier(i, tier, qs, words)
-                files[f"{QUICK_DIR}/{tier.id}.md"] = render_quick_tier(tier, book.chapters(tier.id))
+                files[f"{QUICK_DIR}/{tier.id}.md"] = render_quick_tier(tier, book.chapters(tier.id), words)
         files[f"{QUICK_DIR}/index.md"] = render_quick_root(book, config)
         sheet_list = sheets.plan(book, words, sheets.frequent_groups(config))
         names = {s.name for s in sheet_list}

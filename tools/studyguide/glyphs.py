@@ -30,6 +30,9 @@ CJK_FONTS = r"""
 \setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
 \setCJKsansfont{Noto Sans CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
 \setCJKmonofont{Noto Sans Mono CJK SC}
+% '·' in the Latin font: as CJK punctuation it loses the space on its CJK side, and Noto CJK's glyph reads
+% U+30FB in the PDF text layer, so a search for '·' misses it
+\xeCJKDeclareCharClass{Default}{"00B7}
 """
 FAMILIES = {"text": (r"\rmfamily", r"\rmfamily\bfseries", r"\sffamily", r"\sffamily\bfseries"), "code": (r"\ttfamily",)}
 Piece = tuple[int, str, str]  # (1-based line, "text" or "code", what the PDF sets there)

@@ -100,7 +100,9 @@ latex_elements = {
 % the CJK spacing around it
 \makeatletter\DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else\textunderscore\discretionary{}{}{}\fi}
 \protected\def\sphinxcode#1{\texttt{\let\sphinxafterbreak\@empty\sphinxbreaksattexescapedchars#1}}\makeatother
-\newcommand{\studyguidepart}[1]{\setcounter{secnumdepth}{1}\part{#1}}
+% a part opener has no header or footer: its page is shipped while plain means empty
+\makeatletter\newcommand{\studyguideopenpart}[1]{\setcounter{secnumdepth}{1}\begingroup\let\ps@plain\ps@empty\part{#1}\endgroup}\makeatother
+\newcommand{\studyguidepart}[1]{\studyguideopenpart{#1}}
 % Chapters restart in every part, as in the website; hyperref anchors stay unique.
 \counterwithin*{chapter}{part}
 \renewcommand{\theHchapter}{\thepart.\arabic{chapter}}
@@ -120,6 +122,8 @@ latex_elements = {
     # one-column index: long API names (torch.distributed.checkpoint...) do not fit half a page
     "printindex": r"\bookmarksetup{startatroot}\def\twocolumn[#1]{#1}\printindex",
     "makeindex": r"\makeindex",
+    # the cover's page label is a word, not "1" like the first page of the text
+    "maketitle": r"{\renewcommand{\thepage}{" + _WORDS.t("pdf.cover") + r"}\sphinxmaketitle}",
 }
 latex_additional_files: list[str] = []
 
