@@ -85,8 +85,19 @@ def test_pdf_log_has_no_missing_glyphs_and_no_text_in_the_margin(built_minibook:
 def test_pdf_back_index_lists_the_api_entries(built_minibook: Path) -> None:
     text = pdf_text(built_minibook / "_build/minibook.pdf")
     index = text[text.rindex("索引"):]
-    for api in ("torch.Tensor.t", "torch.Tensor.backward", "torch.cuda.synchronize"):
+    for api in ("torch.Tensor.t", "torch.Tensor.backward", "torch.cuda.synchronize", "内存连续", "张量", "转置"):
         assert api in index
+
+
+def test_index_sorts_concepts_by_pinyin_sets_them_upright_and_files_them_under_a_letter(built_minibook: Path) -> None:
+    tex = (built_minibook / "_build/latex/minibook.tex").read_text(encoding="utf-8")
+    assert r"\index{nei cun lian xu 内存连续@\studyguideconcept{内存连续}}" in tex
+    assert r"\index{zhang liang 张量@\studyguideconcept{张量}!zhuan zhi 转置@\studyguideconcept{转置}}" in tex
+    assert r"\index{torch.Tensor.t@\spxentry{torch.Tensor.t}}" in tex  # an API name keeps the code font
+    genindex = (built_minibook / "_build/html/genindex.html").read_text(encoding="utf-8")
+    letters = re.findall(r'<h2 id="([^"]+)">', genindex)
+    assert "N" in letters and "Z" in letters and "内" not in letters and "张" not in letters, letters
+    assert genindex.index('id="N"') < genindex.index("内存连续") < genindex.index('id="T"')
 
 
 # --- EPUB ------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 from studyguide.config import load_config
 from studyguide.glyphs import font_preamble
 from studyguide.notebook import MYST_EXTENSIONS
+from studyguide.sphinxext.conceptindex import LATEX_MACRO as _CONCEPT_MACRO
 
 _ROOT = Path(os.environ.get("STUDYGUIDE_ROOT", ".")).resolve()
 _HERE = Path(__file__).resolve().parent
@@ -108,7 +109,7 @@ latex_elements = {
 \renewcommand{\theHchapter}{\thepart.\arabic{chapter}}
 \AtBeginDocument{\renewcommand{\contentsname}{""" + _WORDS.t("pdf.contents") + r"""}}
 \renewcommand{\sphinxcrossref}[1]{#1}  % cross-references upright, like the Chinese around them
-\renewcommand{\sphinxstyleindexlettergroup}[1]{}
+""" + _CONCEPT_MACRO + r"""\renewcommand{\sphinxstyleindexlettergroup}[1]{}
 \renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}
 % A cell's output is set apart from its code in greyscale print: no background, no frame, a rule on its left,
 % and a small label above it (the code keeps Sphinx's grey box).
@@ -119,8 +120,8 @@ latex_elements = {
     pre_border-bottom-width=0pt, pre_border-left-width=1.6pt, pre_border-TeXcolor={RGB}{110,110,110}, pre_border-radius=0pt}%
 }{}
 """,
-    # one-column index: long API names (torch.distributed.checkpoint...) do not fit half a page
-    "printindex": r"\bookmarksetup{startatroot}\def\twocolumn[#1]{#1}\printindex",
+    # a two-column index, ragged right: a long API name breaks after its dots and underscores (\sphinxcode above)
+    "printindex": r"\bookmarksetup{startatroot}{\raggedright\printindex}",
     "makeindex": r"\makeindex",
     # the cover's page label is a word, not "1" like the first page of the text
     "maketitle": r"{\renewcommand{\thepage}{" + _WORDS.t("pdf.cover") + r"}\sphinxmaketitle}",
@@ -133,6 +134,7 @@ latex_additional_files: list[str] = []
 studyguide_ereader_latex_elements = {
     "papersize": "",
     "geometry": r"\usepackage[paperwidth=90mm,paperheight=120mm,footskip=4mm]{geometry}",
+    "printindex": r"\bookmarksetup{startatroot}{\raggedright\def\twocolumn[#1]{#1}\printindex}",  # one column: the page is narrow
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{4mm,4mm}}, vmargin={{4mm,8mm}}, marginpar=2mm",
     "preamble": latex_elements["preamble"] + r"""
 \AtBeginDocument{\sloppy}  % a narrow measure: loose lines rather than lines that run into the margin

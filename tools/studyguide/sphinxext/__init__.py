@@ -18,6 +18,7 @@ from ..edition import latex_footer
 from ..errors import StudyguideError
 from ..project import Layout
 from . import (
+    conceptindex,
     environment,
     epub,
     ereader,
@@ -132,6 +133,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     navigation.setup(app)
     lightsite.setup(app)
     latexrefs.setup(app)
+    conceptindex.setup(app)
     epub.setup(app)
     ereader.setup(app)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}  # bump when a read-time transform changes
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 5}  # bump when a read-time transform changes

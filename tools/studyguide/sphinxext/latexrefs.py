@@ -16,7 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.writers.latex import LaTeXTranslator
 
-from . import state
+from . import conceptindex, state
 
 SHORT_BLOCK = 12  # lines: a block this short is never split across pages
 WRAP = 86  # characters per printed code line on the A4 page (longer lines wrap)
@@ -34,6 +34,10 @@ class PageRefTranslator(LaTeXTranslator):
             if room:
                 self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}")
         super().visit_title(node)
+
+    def visit_index(self, node: nodes.Element) -> None:
+        """Index entries; a concept (广播) is sorted by pinyin and set upright (conceptindex)."""
+        conceptindex.visit_index(self, node, LaTeXTranslator.visit_index)
 
     def visit_literal_block(self, node: nodes.Element) -> None:
         """A code block first asks for room for all of it (up to 12 lines) or for its first 3 lines."""
