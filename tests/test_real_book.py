@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from outputs import (
     words_outside,
 )
 from pypdf import PdfReader
+from sphinx.util.nodes import process_index_entry
 from studyguide.book import Book, load_book
 from studyguide.project import open_project
 
@@ -55,6 +57,29 @@ def test_every_page_has_fresh_stored_outputs_so_a_clone_executes_nothing() -> No
 
 def test_book_has_questions_in_every_tier() -> None:
     assert {q.tier for q in book().questions} == {t.id for t in CONFIG.tier_list}
+
+
+SEARCHED_CONCEPTS = ("学习率", "混合精度", "梯度累积", "广播", "显存", "编译")  # the words issue #23 looked up
+
+
+def concept_terms(book: Book) -> set[str]:
+    """The top-level terms of the pages' index entries that hold a CJK character (concepts; API names hold none), read as Sphinx reads them."""
+    terms = set()
+    for parsed in book.pages.values():
+        for directive in (d for d in parsed.outline.directives if d.name == "index"):
+            for line in directive.argument.splitlines():
+                for kind, value, *_ in process_index_entry(line, "index"):
+                    term = value.split(";")[0].strip()
+                    if kind == "single" and any(unicodedata.name(c, "").startswith("CJK UNIFIED") for c in term):
+                        terms.add(term)
+    return terms
+
+
+def test_index_holds_chinese_concepts_besides_api_names() -> None:
+    terms = concept_terms(book())
+    print(f"{len(terms)} concept terms in the index")
+    assert set(SEARCHED_CONCEPTS) <= terms, f"not index terms: {sorted(set(SEARCHED_CONCEPTS) - terms)}"
+    assert len(terms) >= 150, f"only {len(terms)} concept terms: add {{index}} entries for the concepts each page explains"
 
 
 def test_pdf_is_sound(built: Path) -> None:
