@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from pypdf import PdfReader
 from sphinx.util.nodes import process_index_entry
 from studyguide.book import Book, load_book
 from studyguide.project import open_project
+from studyguide.sphinxext.conceptindex import is_concept
 
 pytestmark = pytest.mark.build  # executes kernels or builds: not in `make unit`
 
@@ -70,7 +70,7 @@ def concept_terms(book: Book) -> set[str]:
             for line in directive.argument.splitlines():
                 for kind, value, *_ in process_index_entry(line, "index"):
                     term = value.split(";")[0].strip()
-                    if kind == "single" and any(unicodedata.name(c, "").startswith("CJK UNIFIED") for c in term):
+                    if kind == "single" and is_concept(term):
                         terms.add(term)
     return terms
 

@@ -342,6 +342,23 @@ def _check_dunders(outline: Outline, path: str) -> list[Problem]:
             for line, name in outline.dunders]
 
 
+INDEX_TYPES = ("single", "pair", "triple", "see", "seealso")
+
+
+def _check_index(outline: Outline, path: str) -> list[Problem]:
+    """A typed entry (``see: a; b``) must be its directive's whole argument: in a comma list it is read as a term."""
+    problems = []
+    for d in (d for d in outline.directives if d.name == "index"):
+        for line in d.argument.splitlines():
+            items = [item.strip() for item in line.split(",")] if not line.lstrip().startswith(tuple(f"{t}:" for t in INDEX_TYPES)) else []
+            for item in items:
+                kind = item.split(":", 1)[0].strip()
+                if ":" in item and kind in INDEX_TYPES:
+                    problems.append(Problem(path, d.line, "index", f"'{item}' sits in a comma list, so it is indexed as the literal term '{item}'",
+                                            f"give it its own directive: ```{{index}} {item}```"))
+    return problems
+
+
 def check(outline: Outline, path: str, body_line: int, cell_lines: list[int], shape: Shape = ZH_SHAPE) -> list[Problem]:
     """Check the outline, and where the code cells (as myst-nb reads them) sit, against the page shape."""
     problems: list[Problem] = []
@@ -369,6 +386,7 @@ def check(outline: Outline, path: str, body_line: int, cell_lines: list[int], sh
         problems.append(Problem(path, line, details, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
     problems += _check_short(outline, path, shape)
     problems += _check_dunders(outline, path)
+    problems += _check_index(outline, path)
     if outline.index_entries == 0:
         problems.append(Problem(path, body_line, "index", "no {index} entries", "add e.g. {index}`torch.Tensor.view` for the APIs discussed"))
     for line, char in outline.math_problems:
