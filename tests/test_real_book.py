@@ -165,3 +165,15 @@ def test_quick_review_bookmarks_every_question_and_marks_the_frequent_ones(built
     for q in book().questions:
         marked = WORDS.t("quick.frequent_title", title=q.title)
         assert any(t.endswith(marked if q.frequent else q.title) for t in titles), q.id
+
+
+@pytest.mark.parametrize("edition", ["", "-selftest", "-quickreview", "-ereader"])
+def test_no_short_block_split_no_title_at_a_page_foot_no_stretched_line(built: Path, edition: str) -> None:
+    from printmeasure import describe, measure
+
+    pdf = built / f"{CONFIG.basename}{edition}.pdf"
+    if edition == "-ereader" and not pdf.is_file():
+        pytest.fail(f"{pdf} is missing: `make test` builds it (`make ereader`)")
+    report = measure(pdf)
+    print(pdf.name, report.counts())
+    assert list(describe(report)) == []

@@ -23,7 +23,7 @@ LATIN_FONTS = r"""
 % search and code copied out of the PDF. A symbol these fonts lack is reported by `check` (glyphs.py).
 \setmainfont{TeX Gyre Termes}
 \setsansfont{TeX Gyre Heros}
-\setmonofont{DejaVu Sans Mono}[Scale=0.9]
+\setmonofont{DejaVu Sans Mono}[Scale=0.9, HyphenChar=None]  % code is never hyphenated (opti-mizer)
 """
 CJK_FONTS = r"""
 \usepackage[UTF8,heading=true,fontset=none,zihao=false]{ctex}

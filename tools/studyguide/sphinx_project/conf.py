@@ -138,6 +138,7 @@ studyguide_ereader_latex_elements = {
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{4mm,4mm}}, vmargin={{4mm,8mm}}, marginpar=2mm",
     "preamble": latex_elements["preamble"] + r"""
 \AtBeginDocument{\sloppy}  % a narrow measure: loose lines rather than lines that run into the margin
+\makeatletter\g@addto@macro\py@HeaderFamily{\raggedright}\makeatother  % titles ragged right: no wide gaps on a narrow page
 \makeatletter\renewcommand*{\@pnumwidth}{2.4em}\renewcommand*{\@tocrmarg}{3.4em}\makeatother  % 4-digit page numbers
 \renewcommand{\sphinxstyleindexentry}[1]{\sphinxcode{\sphinxupquote{#1}}}
 \fancypagestyle{normal}{\fancyhf{}\fancyfoot[C]{\footnotesize\thepage}\renewcommand{\headrulewidth}{0pt}\renewcommand{\footrulewidth}{0pt}}

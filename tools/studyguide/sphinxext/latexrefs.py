@@ -6,10 +6,13 @@ away from titles and short code blocks.
 - A title asks for room for itself and the first lines after it (``\\Needspace*``), so that no title ends a page.
 - A code block of up to 12 lines asks for room for all of it, a longer one for its first 3 lines: a page break
   never strands one or two lines of a short block.
+- Inline code may break after '.', '(' and '/', so a long name does not stretch the spacing of its line.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 from docutils import nodes
@@ -18,6 +21,7 @@ from sphinx.writers.latex import LaTeXTranslator
 
 from . import conceptindex, state
 
+CODE_BREAK = re.compile(r"[.(/](?=[^\s.(/)])")  # a break point after these in inline code, not before a space, ')' or another one
 SHORT_BLOCK = 12  # lines: a block this short is never split across pages
 WRAP = 86  # characters per printed code line on the A4 page (longer lines wrap)
 TITLE_ROOM = {"section": 9, "subsection": 6, "subsubsection": 5}  # lines kept with a question title (and its meta lines), a section title
@@ -35,6 +39,14 @@ class PageRefTranslator(LaTeXTranslator):
                 self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}")
         super().visit_title(node)
 
+    def visit_Text(self, node: nodes.Text) -> None:
+        """Inline code may break after '.', '(' and '/' (after '_' through the preamble's \\_), so a long name
+        need not stretch the CJK spacing of its line."""
+        if isinstance(node.parent, nodes.literal):
+            self.body.append(CODE_BREAK.sub(r"\g<0>\\allowbreak{}", self.encode(node.astext())))
+        else:
+            super().visit_Text(node)
+
     def visit_index(self, node: nodes.Element) -> None:
         """Index entries; a concept (广播) is sorted by pinyin and set upright (conceptindex)."""
         conceptindex.visit_index(self, node, LaTeXTranslator.visit_index)
@@ -42,8 +54,8 @@ class PageRefTranslator(LaTeXTranslator):
     def visit_literal_block(self, node: nodes.Element) -> None:
         """A code block first asks for room for all of it (up to 12 lines) or for its first 3 lines."""
         if not self.in_footnote and not self.in_parsed_literal:
-            lines = sum(max(1, -(-len(line) // WRAP)) for line in node.astext().splitlines() or [""])
-            room = lines + 1.5 if lines <= SHORT_BLOCK else 4.5
+            lines = sum(max(1, -(-_width(line) // WRAP)) for line in node.astext().splitlines() or [""])
+            room = lines + 2.5 if lines <= SHORT_BLOCK else 5.5  # the box's padding and rules, the output's label
             self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}")
         super().visit_literal_block(node)
 
@@ -55,6 +67,11 @@ class PageRefTranslator(LaTeXTranslator):
             target = tail[len("}}} (\\autopageref*{"):-2]
             words = state.of(self.builder.env).config.locale  # type: ignore[union-attr]
             self.context[-1] = "}}}" + words.t("pdf.pageref", page=f"\\pageref*{{{target}}}")
+
+
+def _width(line: str) -> int:
+    """A code line's printed width in monospaced columns: a CJK character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
 
 
 def use_translator(app: Sphinx) -> None:

@@ -1,0 +1,144 @@
+"""Page-break and spacing defects measured on a built PDF with PyMuPDF (characters with their fonts, and drawings).
+
+- A code block is a grey box, an output a white box with a rule on its left (conf.py); both hold monospaced
+  lines. A box of one kind that ends a page's body, continued by one of the same kind that starts the next
+  page's, is a split block (a code cell that ends a page and another that starts the next would count too): it is a defect
+  when it has 12 lines or fewer, or leaves fewer than 3 lines on one side.
+- A title (bold sans, larger than the page's text) is a defect when it sits in the last 4 lines of the text area.
+- A line is stretched when the median gap between its neighbouring Chinese characters exceeds a tenth of its
+  type size.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+SHORT_BLOCK, MIN_SIDE, TITLE_LINES = 12, 3, 4
+STRETCH = 0.10  # gap between two CJK glyphs, in type sizes
+BOX_FILLS = ((0.949, 0.949, 0.949), (1.0, 1.0, 1.0))  # code, output (conf.py's sphinxsetup)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One printed line: its characters (text, x0, x1), font, size and vertical extent."""
+
+    chars: tuple[tuple[str, float, float], ...]
+    font: str
+    size: float
+    top: float
+    bottom: float
+
+    @property
+    def text(self) -> str:
+        """The line's text."""
+        return "".join(c for c, _, _ in self.chars)
+
+
+@dataclass
+class Report:
+    """The defects found, each with its PDF page (1-based)."""
+
+    pages: int = 0
+    split_blocks: int = 0
+    bad_splits: list[tuple[int, int, int]] = field(default_factory=list)  # (page, lines before, lines after)
+    titles_at_foot: list[tuple[int, str]] = field(default_factory=list)
+    stretched: list[tuple[int, str]] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """The figures a note reports."""
+        return {"pages": self.pages, "split blocks": self.split_blocks, "bad splits": len(self.bad_splits),
+                "titles at foot": len(self.titles_at_foot), "stretched lines": len(self.stretched),
+                "pages with stretched lines": len({p for p, _ in self.stretched})}
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
+def _lines(page: pymupdf.Page) -> list[Line]:
+    """The page's lines, top to bottom; a line's font and size are those of its first character."""
+    rows: dict[int, list[tuple[str, float, float, str, float, float, float]]] = {}
+    for block in page.get_text("rawdict")["blocks"]:
+        for line in block.get("lines", []):
+            for span in line["spans"]:
+                for ch in span["chars"]:
+                    if ch["c"].strip():
+                        x0, y0, x1, y1 = ch["bbox"]
+                        key = round(span["origin"][1])
+                        row = rows.get(key) or rows.get(key - 1) or rows.get(key + 1)
+                        (row if row is not None else rows.setdefault(key, [])).append((ch["c"], x0, x1, span["font"], span["size"], y0, y1))
+    out = []
+    for _, row in sorted(rows.items()):
+        row.sort(key=lambda c: c[1])
+        out.append(Line(tuple((c, a, b) for c, a, b, *_ in row), row[0][3], row[0][4], min(c[5] for c in row), max(c[6] for c in row)))
+    return out
+
+
+def _boxes(page: pymupdf.Page, lines: list[Line]) -> list[tuple[float, float, int, int]]:
+    """(top, bottom, monospaced lines, kind) of each verbatim box of the page, top to bottom (kind: BOX_FILLS index)."""
+    found = set()
+    for d in page.get_drawings():
+        fill, rect = d.get("fill"), d["rect"]
+        colour = tuple(round(v, 3) for v in fill) if fill else None
+        if colour in BOX_FILLS and rect.width > 200:
+            inside = [ln for ln in lines if "Mono" in ln.font and rect.y0 - 1 <= ln.top and ln.bottom <= rect.y1 + 1]
+            if inside:
+                found.add((inside[0].top, inside[-1].bottom, len(inside), BOX_FILLS.index(colour)))
+    merged: list[tuple[float, float, int, int]] = []
+    for box in sorted(found):
+        if not (merged and box[0] < merged[-1][1]):  # one box drawn as several shapes
+            merged.append(box)
+    return merged
+
+
+def _text_area(pages: list[list[Line]]) -> tuple[float, float]:
+    """Top and bottom of the body text: the extremes reached on most full pages, header and footer lines left out."""
+    full = [ls for ls in pages if len(ls) > 6]
+    tops = [ls[1].top for ls in full]
+    bottoms = [ls[-2].bottom for ls in full]
+    return min(tops), statistics.quantiles(bottoms, n=20)[-1]
+
+
+def _is_title(line: Line, size: float) -> bool:
+    """A heading line: bold sans type larger than the page's text."""
+    return "Bold" in line.font and ("Sans" in line.font or "Heros" in line.font) and line.size > size * 1.05
+
+
+def measure(pdf_path: Path) -> Report:
+    """Measure split blocks, titles at a page's foot and stretched lines in one PDF."""
+    report = Report()
+    with pymupdf.open(str(pdf_path)) as doc:
+        pages = [_lines(page) for page in doc]
+        top, bottom = _text_area(pages)
+        report.pages = len(pages)
+        tail: tuple[int, int, int] | None = None  # (page, lines, kind) of a box that ends the previous page's body
+        for n, (page, lines) in enumerate(zip(doc, pages, strict=True), start=1):
+            body = [ln for ln in lines if top - 2 <= ln.top and ln.bottom <= bottom + 2]
+            boxes = _boxes(page, body)
+            if tail and boxes and boxes[0][3] == tail[2] and not any(ln.bottom <= boxes[0][0] for ln in body):
+                report.split_blocks += 1
+                before, after = tail[1], boxes[0][2]
+                if before + after <= SHORT_BLOCK or min(before, after) < MIN_SIDE:
+                    report.bad_splits.append((tail[0], before, after))
+            tail = (n, boxes[-1][2], boxes[-1][3]) if boxes and not any(ln.top >= boxes[-1][1] for ln in body) else None
+            size = statistics.median([ln.size for ln in body]) if body else 10.0
+            for ln in body:
+                if _is_title(ln, size) and ln.bottom > bottom - TITLE_LINES * 1.2 * size:
+                    report.titles_at_foot.append((n, ln.text))
+                gaps = [b[1] - a[2] for a, b in itertools.pairwise(ln.chars) if _is_cjk(a[0]) and _is_cjk(b[0])]
+                if len(gaps) >= 4 and statistics.median(gaps) > STRETCH * ln.size:
+                    report.stretched.append((n, ln.text[:40]))
+    return report
+
+
+def describe(report: Report) -> Iterator[str]:
+    """One line per defect, for an assertion message."""
+    yield from (f"p.{p}: a code/output block split {b}+{a} lines" for p, b, a in report.bad_splits)
+    yield from (f"p.{p}: title at the page foot: {t}" for p, t in report.titles_at_foot)
+    yield from (f"p.{p}: stretched line: {t}" for p, t in report.stretched)
