@@ -105,7 +105,7 @@ def test_missing_table() -> None:
     fm, _ = frontmatter.parse("---\nfile_format: mystnb\n---\n", "p.md")
     _, problems = schema.validate(fm, "p.md", Context(TOPICS, None, None, TIERS), "")
     assert [str(p) for p in problems] == [
-        "p.md:1: studyguide: missing metadata table (add a 'studyguide:' table with: id, tier, topics, frequent, answer, needs_gpu)"
+        "p.md:1: studyguide: missing metadata table (add a 'studyguide:' table with: id, tier, topics, frequent, answer, needs_gpu, kind)"
     ]
 
 
