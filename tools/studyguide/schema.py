@@ -74,6 +74,11 @@ class Question:
         return self.kind == EXERCISE
 
     @property
+    def sheet_code(self) -> str:
+        """The code a cheat sheet prints: an exercise's signature, then the cheat-sheet cell."""
+        return "\n".join(p for p in (self.signature, self.snippet) if p) if self.is_exercise else self.snippet
+
+    @property
     def docname(self) -> str:
         """Sphinx document name (path without ``.md``)."""
         return self.path[: -len(".md")]
