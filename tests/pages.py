@@ -60,7 +60,7 @@ UNTAGGED_BODY = BODY.replace(":tags: [cheatsheet]\n", "")  # the same page witho
 def meta(**changes: object) -> dict:
     """Valid studyguide metadata; a value of ``None`` deletes the field."""
     data = {"id": "q1", "tier": "basics", "topics": ["tensor"], "frequent": False,
-            "answer": "一句话的答案。", "needs_gpu": False, "kind": "question"}
+            "answer": "一句话的答案。", "needs_gpu": False}
     data.update(changes)
     return {k: v for k, v in data.items() if v is not None}
 

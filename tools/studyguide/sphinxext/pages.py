@@ -8,7 +8,7 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from .. import notebook, page, provenance
+from .. import notebook, provenance
 from ..book import Book
 from ..locale import Locale
 from ..schema import Question

@@ -107,7 +107,8 @@ class FillQuick(SphinxPostTransform):
             source = self.env.get_doctree(node["docname"])
             words = st.config.locale  # type: ignore[union-attr]
             shape = book.rules.shape_of(question.kind)
-            out: list[nodes.Node] = [_clean(n, ids) for n in _body(_section(source, shape.answer_section)) if not _is_snippet(n)]
+            kept = [n for n in _body(_section(source, shape.answer_section)) if not _is_snippet(n) and not isinstance(n, addnodes.index)]
+            out: list[nodes.Node] = [_clean(n, ids) for n in kept]
             pitfalls = [n for n in _body(_section(source, page.PITFALLS)) if not (question.is_exercise and isinstance(n, nodes.container))]
             if pitfalls:
                 out.append(nodes.rubric(text=book.rules.shape.title(page.PITFALLS)))
