@@ -51,6 +51,12 @@ CASES = {
                    "65: cell 'tests': test_matches_torch checks nothing with expect_close (compare with expect_close(lambda: impl(...), expected, like=...))"]),
     "mistake on the reference": ((("test_matches_torch(impl=relu_max)", "test_matches_torch()"),),
                                  ["88: 易错点: test_matches_torch runs on relu, not on a buggy variant (pass the variant: test_matches_torch(impl=buggy))"]),
+    "impl outside a lambda": ((('    expect_close(lambda: impl(x), torch.relu(x), like="torch.relu(x)")', '    y = impl(x)\n    expect_close(y, torch.relu(x))'),),
+                              ["68: cell 'tests': test_matches_torch calls impl(...) outside a lambda (write expect_close(lambda: impl(...), expected, like=...): on the stub the failure then says what was expected)"]),
+    "no default impl": ((("def test_matches_torch(impl=relu):", "def test_matches_torch():\n    impl = relu"),),
+                        ["66: cell 'tests': test_matches_torch has no default-argument impl (write def test_matches_torch(impl=relu): and call impl, so pytest runs it on the stub module and the book on any variant)"]),
+    "missing role cell": (((":label: solution\n", ""),),
+                          ["35: cell 'solution': no code cell labelled 'solution' (add one in '## 参考实现' with ':label: solution': the reference solution: the stub's function, implemented, with its own imports)"]),
     "unknown kind": ((("kind: exercise", "kind: exercize"),),
                      ["8: studyguide.kind: unknown page kind 'exercize' (did you mean 'exercise'?; leave it out for a question)"]),
     "module shadows the stdlib": ((("id: relu-from-scratch", "id: random"),),
@@ -95,6 +101,8 @@ def test_sheets_and_deck_give_the_signature_and_the_key_idea(minibook: tuple) ->
     assert f"```python\n{q.signature}\n" in files["cheatsheets/tensor.md"]
     [sheet] = [s for s in sheets.plan(book, load_config(FIXTURES / "minibook").locale) if s.name == "tensor"]
     assert q in sheet.questions
+    items = [i for g in sheets.data(sheet, "t", "e", {}, load_config(FIXTURES / "minibook").locale, {})["groups"] for i in g["items"]]
+    assert next(i for i in items if i["title"] == q.title)["code"] == q.sheet_code
     front = deck.fields(q, load_config(FIXTURES / "minibook").locale)
     assert "<pre><code>def relu(x: torch.Tensor) -&gt; torch.Tensor:</code></pre>" in front[1] and front[2] == q.answer
 
