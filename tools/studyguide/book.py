@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from . import alttext, cells, frontmatter, notebook, page, safety, schema
+from . import alttext, cells, exercises, frontmatter, notebook, page, safety, schema
 from .errors import BookError, Problem, did_you_mean
 from .schema import Question, Tier, Topic
 
@@ -28,6 +28,7 @@ class Rules:
 
     tiers: tuple[Tier, ...] = DEFAULT_TIERS
     shape: page.Shape = page.ZH_SHAPE
+    exercise_shape: page.Shape = page.ZH_EXERCISE_SHAPE  # the sections of a page with kind: exercise
     answer: schema.AnswerRule = schema.AnswerRule()
     require_proofs: bool = True  # every bullet of the short answer and the pitfalls cites a labelled cell that asserts
     allow: safety.Allow = safety.Allow()  # raw HTML and raw LaTeX for trusted authors only
@@ -36,6 +37,10 @@ class Rules:
     def tier(self, tier_id: str) -> Tier:
         """The tier with this id."""
         return next(t for t in self.tiers if t.id == tier_id)
+
+    def shape_of(self, kind: str) -> page.Shape:
+        """The sections of a page of this kind (``question`` or ``exercise``)."""
+        return self.exercise_shape if kind == schema.EXERCISE else self.shape
 
     def folder_tier(self, folder: str) -> Tier | None:
         """The tier whose folder this is."""
@@ -177,7 +182,10 @@ def parse_page(rel: str, text: str, topics: Mapping[str, Topic], prefix: str, ru
     kernel = fm.data.get("kernelspec")
     if not isinstance(kernel, dict) or kernel.get("name") != "python3":
         problems.append(Problem(where, fm.line("kernelspec"), "kernelspec", "kernelspec.name must be python3", "copy the kernelspec block from CONTRIBUTING.md"))
-    outline = page.parse(text, rules.shape)
+    meta = fm.data.get(schema.NAMESPACE)
+    kind = meta.get("kind", schema.QUESTION) if isinstance(meta, dict) else schema.QUESTION
+    shape = rules.shape_of(kind)
+    outline = page.parse(text, shape)
     problems += safety.check(outline, where, rel, rules.allow, prefix)
     key = ""
     try:
@@ -186,19 +194,26 @@ def parse_page(rel: str, text: str, topics: Mapping[str, Topic], prefix: str, ru
     except ValueError as exc:
         code = []
         problems.append(Problem(where, fm.body_line, "cells", f"myst-nb cannot read the code cells: {exc}", "check the code-cell fences and options"))
-    problems += page.check(outline, where, fm.body_line, [c.line for c in code], rules.shape)
+    if kind in schema.KINDS:  # an unknown kind is reported once, by the schema
+        problems += page.check(outline, where, fm.body_line, [c.line for c in code], shape)
     title_line = next((n for n, level, _ in outline.headings if level == 1), fm.body_line)
-    problems += cells.check(code, where, title_line, rules.shape.title(page.DETAILS))
+    problems += cells.check(code, where, title_line, shape.title(shape.code_section))
     problems += cells.check_labels(code, where)
     problems += alttext.check_source(outline, where)
+    if kind == schema.EXERCISE and code:
+        qid = str(meta.get("id", "")) if isinstance(meta, dict) else ""
+        problems += exercises.check(outline, code, where, shape, qid, fm.line(f"{schema.NAMESPACE}.id"), fm.body_line)
     if rules.require_proofs and code:  # a page without cells gets the page-shape error instead
-        problems += page.check_proofs(outline, where, {c.label: (c.line, cells.asserts(c)) for c in code if c.label}, rules.shape)
+        problems += page.check_proofs(outline, where, {c.label: (c.line, cells.asserts(c)) for c in code if c.label}, shape)
     ctx = schema.Context(topics, tier, chapter, {t.id: t for t in rules.tiers}, rules.answer)
     question, meta_problems = schema.validate(fm, where, ctx, outline.title)
     if question is not None:
         found = cells.snippet(code)
         snippet = found.source.strip("\n") if found else ""
         question = dataclasses.replace(question, path=rel, snippet=snippet, prompt=outline.prompt)
+        exercise = exercises.read(code) if question.is_exercise else None
+        if exercise is not None:
+            question = dataclasses.replace(question, prompt=outline.prompt_prose, stub=exercise.stub.source.strip("\n"), signature=exercise.signature)
     return question, Parsed(outline, tuple(code), key), problems + meta_problems
 
 
@@ -262,7 +277,7 @@ def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collectio
         raise BookError(problems)
     tier_order = {t.id: i for i, t in enumerate(rules.tiers)}
     topic_order = {t.id: i for i, t in enumerate(topic_list)}
-    questions.sort(key=lambda q: (tier_order[q.tier], topic_order[q.chapter], q.path))
+    questions.sort(key=lambda q: (tier_order[q.tier], topic_order[q.chapter], q.is_exercise, q.path))  # exercises close a chapter
     return Book(tuple(topic_list), tuple(questions), parsed, rules)
 
 

@@ -230,10 +230,24 @@ def build_deck(layout: Layout, book: Book) -> Path:
     return layout.deck
 
 
+def build_practice(layout: Layout, book: Book) -> Path:
+    """The practice pack of the exercises (written only when changed), also copied to the site's downloads."""
+    from . import practice
+
+    config = layout.config
+    practice.write(book, layout.practice, config.title, config.locale, config.book_dir)
+    copy = layout.downloads / layout.practice.name
+    if layout.practice.is_file() and not (copy.is_file() and filecmp.cmp(layout.practice, copy, shallow=False)):
+        promote(layout.practice, copy)
+    elif not layout.practice.is_file():
+        copy.unlink(missing_ok=True)
+    return layout.practice
+
+
 def build(layout: Layout, book: Book, formats: tuple[str, ...] = editions.DEFAULT_FORMATS, jobs: int = 1) -> BuildReport:
     """Build the requested formats in the registry's order; each is timed."""
     report = BuildReport()
-    steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book),
+    steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book), "practice": lambda: build_practice(layout, book),
              "html": lambda: build_html(layout, jobs, book), "epub": lambda: build_epub(layout, book),
              "pdf": lambda: build_pdf(layout, book), "ereader": lambda: build_ereader(layout, book)}
     for fmt in FORMATS:

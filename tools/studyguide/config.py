@@ -127,13 +127,14 @@ class Config:
     def rules(self) -> Any:
         """The page rules this config sets (``book.Rules``)."""
         from .book import Rules
-        from .page import Shape
+        from .page import SOLUTION, Shape
         from .safety import Allow
         from .schema import AnswerRule
 
         loc = self.locale
         answer = AnswerRule(loc.answer_max_chars, loc.sentence_ends, loc.end_hint)
-        return Rules(tiers=self.tier_list, shape=Shape(loc.sections, loc.bullet_max_chars), answer=answer, require_proofs=self.require_proofs,
+        exercise = Shape(loc.exercise_sections, loc.bullet_max_chars, code_section=SOLUTION, answer_section=SOLUTION)
+        return Rules(tiers=self.tier_list, shape=Shape(loc.sections, loc.bullet_max_chars), exercise_shape=exercise, answer=answer, require_proofs=self.require_proofs,
                      allow=Allow(raw_html=self.allow_raw_html, raw_latex=self.allow_raw_latex))
 
     @property

@@ -45,6 +45,7 @@ def tags(question: Question, book: Book, words: Locale) -> list[str]:
     """Tags: the tier, every topic, and the frequent mark when it is (Anki tags hold no spaces)."""
     label = book.tier(question.tier).label.replace(" ", "_")
     out = [f"tier::{question.tier}", f"{words.t('deck.tier_tag')}::{label}", *[f"topic::{t}" for t in question.topics]]
+    out += [f"kind::{question.kind}"] if question.is_exercise else []
     return out + ([words.t("frequent").replace(" ", "_")] if question.frequent else [])
 
 
@@ -52,7 +53,8 @@ def fields(question: Question, words: Locale) -> list[str]:
     """The four fields of a note, as HTML."""
     code = f"<pre><code>{html.escape(question.snippet)}</code></pre>" if question.snippet else ""
     title = html.escape(question.title) + (f' <span class="tag">{html.escape(words.t("frequent"))}</span>' if question.frequent else "")
-    return [title, markdown_html(question.prompt), html.escape(question.answer), code]
+    prompt = markdown_html(question.prompt) + (f"<pre><code>{html.escape(question.signature)}</code></pre>" if question.is_exercise else "")
+    return [title, prompt, html.escape(question.answer), code]
 
 
 def build_deck(book: Book, out: Path, title: str, basename: str, words: Locale, edition: str = "", namespace: str | None = None) -> Path:

@@ -31,12 +31,12 @@ EREADER = Edition("ereader", "-ereader", "index", "", ("pdf",), (("pdf", "site.d
 EDITIONS: tuple[Edition, ...] = (BOOK, SELFTEST, QUICK, EREADER)
 DOWNLOAD_ORDER = (("book", "pdf"), ("selftest", "pdf"), ("quickreview", "pdf"), ("ereader", "pdf"), ("book", "epub"), ("quickreview", "epub"))
 
-# Formats `studyguide build` knows, in build order (sheets and deck first: the site links them);
+# Formats `studyguide build` knows, in build order (sheets, deck and practice pack first: the site links them);
 # ``DEFAULT_FORMATS`` is what a plain build makes (on-request editions are left out).
-FORMATS = ("sheets", "deck", "ereader", "html", "epub", "pdf")
+FORMATS = ("sheets", "deck", "practice", "ereader", "html", "epub", "pdf")
 DEFAULT_FORMATS = tuple(f for f in FORMATS if f != EREADER.key)
 FORMAT_HELP = {
-    "sheets": "one-page cheat sheets (Typst)", "deck": "the Anki deck", "ereader": "the 6-inch PDF (on request)",
+    "sheets": "one-page cheat sheets (Typst)", "deck": "the Anki deck", "practice": "the 手撕代码 practice pack (zip of stubs and tests)", "ereader": "the 6-inch PDF (on request)",
     "html": "the website", "epub": "the EPUBs of the book and the quick review", "pdf": "the A4 PDFs: book, self-test, quick review",
 }
 

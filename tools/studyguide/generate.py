@@ -65,6 +65,7 @@ def render_environment(words: Locale) -> str:
 
 
 SELFTEST_DIR = "selftest"
+WRITE_BOX = "\\par\\noindent\\fbox{\\parbox[t][14\\baselineskip]{\\dimexpr\\linewidth-2\\fboxsep-2\\fboxrule\\relax}{~}}\\par"  # an exercise's room to write
 
 
 def selftest_label(question_id: str) -> str:
@@ -104,8 +105,10 @@ def render_selftest_tier(i: int, tier: Tier, questions: list[Question], words: L
         target = f"\\detokenize{{{q.docname}:{q.id}}}"
         answer_at = words.t("selftest.answer_at", section=f"\\ref{{{target}}}", page=f"\\pageref{{{target}}}")
         out += ["```{raw} latex", f"\\phantomsection\\label{{{selftest_label(q.id)}}}", "```\n",
-                f"**{n}.** {{ref}}`{q.id}`" + (frequent if q.frequent else "") + "\n", q.prompt + "\n",
-                "```{raw} latex", f"\\par\\noindent{{\\small {answer_at}}}\\par\\vspace{{3\\baselineskip}}", "```\n"]
+                f"**{n}.** {{ref}}`{q.id}`" + (frequent if q.frequent else "") + "\n", q.prompt + "\n"]
+        if q.is_exercise:  # the task and the stub, never the solution, and room to write the implementation
+            out += ["```python", q.stub, "```\n", words.t("selftest.write_here") + "\n", "```{raw} latex", WRITE_BOX, "```\n"]
+        out += ["```{raw} latex", f"\\par\\noindent{{\\small {answer_at}}}\\par\\vspace{{3\\baselineskip}}", "```\n"]
     return "\n".join(out)
 
 

@@ -19,7 +19,7 @@ def topic_label(topic: Topic, tier: str) -> str:
 
 
 def _item(q: Question, words: Locale) -> str:
-    mark = f" · **{words.t('frequent')}**" if q.frequent else ""
+    mark = (f" · **{words.t('frequent')}**" if q.frequent else "") + (f" · {words.t('exercise.mark')}" if q.is_exercise else "")
     return "- " + words.t("topics.item", ref=f"{{ref}}`{q.id}`", mark=mark, answer=escape_markdown(q.answer))
 
 
@@ -69,8 +69,8 @@ def render_sheet_page(sheet: Sheet, header: str, words: Locale) -> str:
         out.append(f"## {group.heading}\n")
         for q in group.questions:
             out += [f"**{{ref}}`{q.id}`**" + (frequent if q.frequent else ""), "", escape_markdown(q.answer), ""]
-            if q.snippet:
-                out += ["```python", q.snippet, "```", ""]
+            if q.sheet_code:
+                out += ["```python", q.sheet_code, "```", ""]
     return "\n".join(out)
 
 

@@ -29,6 +29,7 @@ class Locale:
     end_hint: str
     tiers: tuple[Mapping[str, str], ...]
     sections: tuple[tuple[str, str], ...]  # (stable key, title), in page order
+    exercise_sections: tuple[tuple[str, str], ...]  # the same for an exercise page (kind: exercise)
     strings: Mapping[str, Any]
 
     def t(self, key: str, **values: object) -> str:
@@ -82,5 +83,6 @@ def load(code: str) -> Locale:
         code=data["code"], name=data["name"], sphinx_language=data["sphinx_language"], html_lang=data["html_lang"],
         search_language=data["search_language"], answer_max_chars=answer["max_chars"], bullet_max_chars=answer["bullet_max_chars"], sentence_ends=answer["sentence_ends"],
         end_hint=answer["end_hint"], tiers=tuple(data["tiers"]), sections=tuple(data["sections"].items()),
+        exercise_sections=tuple(data["exercise_sections"].items()),
         strings=_flatten(data["strings"]),
     )

@@ -16,6 +16,9 @@ from .errors import Problem
 # The seven sections of a question page by stable key (also their HTML anchors); titles come from the locale.
 SECTION_KEYS: tuple[str, ...] = ("question", "why-asked", "short-answer", "details", "pitfalls", "follow-ups", "related")
 QUESTION, SHORT, DETAILS, PITFALLS, RELATED = "question", "short-answer", "details", "pitfalls", "related"
+# The seven sections of an exercise page (``kind: exercise``): the reference solution runs before its tests.
+EXERCISE_KEYS: tuple[str, ...] = ("question", "why-asked", "solution", "tests", "pitfalls", "follow-ups", "related")
+SOLUTION, TESTS = "solution", "tests"
 PROOF_SECTIONS = (SHORT, PITFALLS)  # each bullet here cites the cell that proves it
 PROOF_ROLE = "proof"
 PLOT_ALT = "plot-alt"  # the directive right after a code cell: one sentence saying what its plot shows
@@ -29,6 +32,8 @@ class Shape:
 
     titles: tuple[tuple[str, str], ...]  # (key, title) in page order
     bullet_max_chars: int = SHORT_MAX_CHARS
+    code_section: str = DETAILS  # the section that must hold an executed code cell (and the cheat-sheet cell)
+    answer_section: str = SHORT  # the section the front matter's answer line opens
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -45,6 +50,8 @@ class Shape:
 
 
 ZH_SHAPE = Shape(tuple(zip(SECTION_KEYS, ("题目", "考点", "先给结论", "详解", "易错点", "追问", "关联"), strict=True)))
+ZH_EXERCISE_SHAPE = Shape(tuple(zip(EXERCISE_KEYS, ("题目", "考点", "参考实现", "测试", "易错点", "追问", "关联"), strict=True)),
+                          code_section=SOLUTION, answer_section=SOLUTION)
 REF_ROLES = frozenset({"ref", "doc", "numref"})
 _ROLE_RE = re.compile(r"\{([a-z-]+)\}`([^`]*)`")
 _DUNDER_RE = re.compile(r"__[A-Za-z0-9]\w*__")
@@ -79,6 +86,7 @@ class Outline:
     refs_by_section: dict[str, int] = field(default_factory=dict)
     math_problems: list[tuple[int, str]] = field(default_factory=list)  # (line, char): non-ASCII inside math
     prompt: str = ""  # the Markdown of the 题目 section
+    prompt_prose: str = ""  # the same without its code cells (an exercise's stub is printed from the cell itself)
     bullets: list[Bullet] = field(default_factory=list)  # top-level bullets of the PROOF_SECTIONS
     short_prose: list[int] = field(default_factory=list)  # lines of 先给结论 that are not in a bullet
     dunders: list[tuple[int, str]] = field(default_factory=list)  # (line, name) written outside a code span
@@ -202,6 +210,8 @@ def parse(text: str, shape: Shape = ZH_SHAPE) -> Outline:
     toks = tokens(text)
     section, depth, item_start = "", 0, -1
     prompt_from: int | None = None
+    prompt_to = len(lines)
+    prompt_cells: set[int] = set()  # 0-based lines of the code cells in 题目
     for i, tok in enumerate(toks):
         line = tok.map[0] + 1 if tok.map else 0
         if tok.type == "heading_open":
@@ -211,6 +221,7 @@ def parse(text: str, shape: Shape = ZH_SHAPE) -> Outline:
             if level <= 2:
                 if prompt_from is not None and not out.prompt:
                     out.prompt = "\n".join(lines[prompt_from : line - 1]).strip()
+                    prompt_to = line - 1
                 section = (shape.key(_plain(inline)) or f"?{_plain(inline)}") if level == 2 else ""
                 prompt_from = line if section == QUESTION else prompt_from
             _scan_inline(out, inline, line, section)
@@ -237,6 +248,8 @@ def parse(text: str, shape: Shape = ZH_SHAPE) -> Outline:
                 out.plot_alts.append((line, out.code_cells - 1 if after else None, " ".join(tok.content.split())))
             elif _fence_name(tok) == "code-cell":
                 out.code_cells += 1
+                if section == QUESTION:
+                    prompt_cells.update(range(tok.map[0], tok.map[1]))
         elif tok.type in ("math_block", "math_block_label"):
             out.formulas.append((line, tok.content, True))
             for n, math_line in enumerate(tok.content.splitlines()):
@@ -245,6 +258,9 @@ def parse(text: str, shape: Shape = ZH_SHAPE) -> Outline:
             out.html.append((line, tok.content))
     if prompt_from is not None and not out.prompt:
         out.prompt = "\n".join(lines[prompt_from:]).strip()
+    if prompt_from is not None:
+        kept = [text for n, text in enumerate(lines[prompt_from:prompt_to], prompt_from) if n not in prompt_cells]
+        out.prompt_prose = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
     out.pieces = _pieces(toks)
     return out
 
@@ -323,7 +339,9 @@ def section_of(outline: Outline, line: int, shape: Shape = ZH_SHAPE) -> str:
 
 
 def _check_short(outline: Outline, path: str, shape: Shape) -> list[Problem]:
-    problems = []
+    problems: list[Problem] = []
+    if SHORT not in dict(shape.titles):  # an exercise page has no short answer
+        return problems
     bullets = outline.short_bullets
     key = shape.title(SHORT)
     hint = f"at most {SHORT_MAX_BULLETS} bullets of at most {shape.bullet_max_chars} characters; move nuance into {shape.title(DETAILS)}; the answer line comes from the front matter"
@@ -380,8 +398,8 @@ def check(outline: Outline, path: str, body_line: int, cell_lines: list[int], sh
             msg = "sections are out of order"
         line = found[0][0] if found else body_line
         problems.append(Problem(path, line, "sections", msg, "use, in order: " + " / ".join(sections)))
-    details = shape.title(DETAILS)
-    if not any(section_of(outline, line, shape) == DETAILS for line in cell_lines):
+    details = shape.title(shape.code_section)
+    if not any(section_of(outline, line, shape) == shape.code_section for line in cell_lines):
         line = next((n for n, t in found if t == details), body_line)
         problems.append(Problem(path, line, details, "no executed code cell", "add a ```{code-cell} python block that shows the claim"))
     problems += _check_short(outline, path, shape)

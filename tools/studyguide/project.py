@@ -73,6 +73,11 @@ class Layout:
         return self.build / f"{self.config.basename}.apkg"
 
     @property
+    def practice(self) -> Path:
+        """The practice pack of the exercises (a zip)."""
+        return self.build / f"{self.config.basename}-practice.zip"
+
+    @property
     def sheets(self) -> Path:
         """The cheat-sheet PDFs."""
         return self.build / "cheatsheets"
@@ -94,14 +99,15 @@ class Layout:
         return dataclasses.replace(self.config.rules, blocks=frozenset(self.blocks))
 
     def downloads_list(self) -> list[tuple[str, str]]:
-        """(file name, locale key) of every edition download, in the order the site lists them; on-request ones once built."""
+        """(file name, locale key) of every download, in the order the site lists them; on-request ones and the practice pack once built."""
         out = []
         for key, fmt in editions.DOWNLOAD_ORDER:
             edition = editions.by_key(key)
             if edition.on_request and not self.output(edition, fmt).is_file():
                 continue
             out.append((self.output(edition, fmt).name, dict(edition.downloads)[fmt]))
-        return [*out, (self.deck.name, "site.download_deck")]
+        pack = [(self.practice.name, "site.download_practice")] if self.practice.is_file() else []  # a book with exercises
+        return [*out, (self.deck.name, "site.download_deck"), *pack]
 
 
 def open_project(root: Path) -> Layout:

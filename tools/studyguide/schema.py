@@ -11,6 +11,8 @@ from .errors import Problem, did_you_mean
 from .frontmatter import FrontMatter
 
 NAMESPACE = "studyguide"
+QUESTION, EXERCISE = "question", "exercise"
+KINDS = (QUESTION, EXERCISE)  # page kinds: a question, or a 手撕代码 exercise (stub, tests, reference solution)
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -61,7 +63,20 @@ class Question:
     path: str  # relative to the book folder, POSIX
     title: str = ""  # derived from the page: its level-1 heading
     snippet: str = ""  # derived from the page: the code cell tagged ``cheatsheet``
-    prompt: str = ""  # derived from the page: the 题目 section (Markdown)
+    prompt: str = ""  # derived from the page: the 题目 section (Markdown; an exercise's without its stub cell)
+    kind: str = QUESTION
+    stub: str = ""  # derived from an exercise page: the cell labelled ``stub`` (signature, docstring, raise NotImplementedError)
+    signature: str = ""  # derived from an exercise page: the stub's ``def`` line(s)
+
+    @property
+    def is_exercise(self) -> bool:
+        """True for a 手撕代码 exercise page."""
+        return self.kind == EXERCISE
+
+    @property
+    def sheet_code(self) -> str:
+        """The code a cheat sheet prints: an exercise's signature, then the cheat-sheet cell."""
+        return "\n".join(p for p in (self.signature, self.snippet) if p) if self.is_exercise else self.snippet
 
     @property
     def docname(self) -> str:
@@ -130,6 +145,12 @@ def _check_bool(value: Any, ctx: Context) -> list[Issue]:
     return []
 
 
+def _check_kind(value: Any, ctx: Context) -> list[Issue]:
+    if value not in KINDS:
+        return [("", f"unknown page kind {value!r}", f"{did_you_mean(str(value), KINDS)}; leave it out for a question")]
+    return []
+
+
 def _check_answer(value: Any, ctx: Context) -> list[Issue]:
     if not isinstance(value, str) or not value.strip():
         return [("", "answer must be a non-empty string", "write the answer in one sentence")]
@@ -165,9 +186,10 @@ FIELDS: tuple[Field, ...] = (
     Field("frequent", "高频: true when two or more interview collections ask it", _check_bool),
     Field("answer", "the short answer in one sentence, used by cheat sheets", _check_answer),
     Field("needs_gpu", "true when the real output needs a GPU (CPU runs are a fallback); optional, default false", _check_bool),
+    Field("kind", "question (default) or exercise: a 手撕代码 page with stub, tests and reference solution cells; optional", _check_kind),
 )
 FIELD_NAMES = tuple(f.name for f in FIELDS)
-OPTIONAL = {"needs_gpu": False}  # fields a page may leave out, with their value then
+OPTIONAL: dict[str, Any] = {"needs_gpu": False, "kind": QUESTION}  # fields a page may leave out, with their value then
 
 
 def validate(fm: FrontMatter, path: str, ctx: Context, title: str) -> tuple[Question | None, list[Problem]]:
@@ -199,6 +221,7 @@ def validate(fm: FrontMatter, path: str, ctx: Context, title: str) -> tuple[Ques
         frequent=raw["frequent"],
         answer=raw["answer"].strip(),
         needs_gpu=raw.get("needs_gpu", OPTIONAL["needs_gpu"]),
+        kind=raw.get("kind", OPTIONAL["kind"]),
         path=path,
         title=title,
     )

@@ -104,7 +104,7 @@ def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str], words
     groups = [
         {"heading": g.heading, "items": [
             {"title": q.title, "answer": q.answer, "frequent": q.frequent and not is_top(sheet),
-             "code": "" if is_top(sheet) else q.snippet}
+             "code": "" if is_top(sheet) else q.sheet_code}
             for q in g.questions
         ]} for g in sheet.groups
     ]

@@ -1,7 +1,7 @@
 """``studyguide verify``: check a book's built outputs as a reader would meet them (the book's own tests).
 
 Every edition of the registry exists; each EPUB passes epubcheck; each PDF opens; each cheat sheet is one page;
-the site has a page per question; every question page records where its outputs ran.
+the site has a page per question; a book with exercises has its practice pack; every question page records where its outputs ran.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ def problems(layout: Layout, book: Book, epubcheck: bool = True) -> list[str]:
             out.append(f"{sheet}: a cheat sheet must be one page, it has {_pdf_pages(sheet)}")
     if not layout.deck.is_file():
         out.append(f"{layout.deck}: missing (run `studyguide build all`)")
+    if any(q.is_exercise for q in book.questions) and not zipfile.is_zipfile(layout.practice):
+        out.append(f"{layout.practice}: missing (run `studyguide build practice`)")
     store = notebook.read_store(layout.book / notebook.STORE_DIR)
     for q in book.questions:
         page = layout.html / f"{q.docname}.html"

@@ -8,7 +8,7 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from .. import notebook, page, provenance
+from .. import notebook, provenance
 from ..book import Book
 from ..locale import Locale
 from ..schema import Question
@@ -26,6 +26,8 @@ def _meta_line(question: Question, book: Book, words: Locale) -> nodes.paragraph
         para += nodes.inline(text=words.t("frequent"), classes=["studyguide-frequent"])
     if question.needs_gpu:
         para += nodes.Text(f" · {words.t('needs_gpu')}")
+    if question.is_exercise:
+        para += nodes.Text(f" · {words.t('exercise.mark')}")
     return para
 
 
@@ -67,12 +69,12 @@ class QuestionPage(SphinxTransform):
         section["names"].append(question.id)
         self.document.nameids[question.id] = question.id
         self.document.nametypes[question.id] = True
-        shape = book.rules.shape
+        shape = book.rules.shape_of(question.kind)
         for sub in section.findall(nodes.section):
             key = shape.key(sub[0].astext()) if sub is not section and len(sub) else ""
             if key and sub.parent is section:
                 self._set_id(sub, key)
-            if key == page.SHORT and sub.parent is section:
+            if key == shape.answer_section and sub.parent is section:
                 sub.insert(1, answer_line(question))
         prov = self._provenance(question, book)
         environment.record(self.env, docname, prov)

@@ -80,8 +80,16 @@ def _clean(node: nodes.Node, question_ids: set[str]) -> nodes.Node:
     return node
 
 
+def _is_snippet(node: nodes.Node) -> bool:
+    """The cheat-sheet cell (printed once, under its own heading)."""
+    return isinstance(node, nodes.container) and CHEATSHEET_CLASS in node["classes"]
+
+
 class FillQuick(SphinxPostTransform):
-    """Replace each placeholder by the answer, 先给结论, 易错点 and cheat-sheet cell of its question."""
+    """Replace each placeholder by the answer, 先给结论, 易错点 and cheat-sheet cell of its question.
+
+    An exercise gives its 参考实现 (the answer line, the solution and its cost) and the bullets of its 易错点.
+    """
 
     default_priority = 3  # before myst-nb picks output mime types (4) and references are resolved (10)
 
@@ -98,8 +106,10 @@ class FillQuick(SphinxPostTransform):
             question = by_id[node["qid"]]
             source = self.env.get_doctree(node["docname"])
             words = st.config.locale  # type: ignore[union-attr]
-            out: list[nodes.Node] = [_clean(n, ids) for n in _body(_section(source, page.SHORT))]
-            pitfalls = _body(_section(source, page.PITFALLS))
+            shape = book.rules.shape_of(question.kind)
+            kept = [n for n in _body(_section(source, shape.answer_section)) if not _is_snippet(n) and not isinstance(n, addnodes.index)]
+            out: list[nodes.Node] = [_clean(n, ids) for n in kept]
+            pitfalls = [n for n in _body(_section(source, page.PITFALLS)) if not (question.is_exercise and isinstance(n, nodes.container))]
             if pitfalls:
                 out.append(nodes.rubric(text=book.rules.shape.title(page.PITFALLS)))
                 out += [_clean(n, ids) for n in pitfalls]

@@ -1,0 +1,22 @@
+"""An exercise page on the site (in-process Sphinx, no kernels): the key idea opens 参考实现, the meta line marks
+it, and the quick review gives its solution and pitfalls but not its tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sphinxroot import build, make_root
+
+
+def test_the_exercise_page_and_its_quick_review_entry(tmp_path: Path) -> None:
+    app, warnings = build(make_root(tmp_path))
+    ours = [w for w in warnings.splitlines() if "relu-from-scratch" in w and "lexer" not in w and "unrecorded" not in w]
+    assert ours == []  # in-process builds run no kernel: only those two warnings are expected on every page
+    html = (Path(app.outdir) / "1-basics/tensor/relu-from-scratch.html").read_text(encoding="utf-8")
+    solution = html[html.index('<section id="solution">'):html.index('<section id="tests">')]
+    assert '<p class="studyguide-answer"><strong>用 clamp(min=0) 一次算完，不写循环。</strong></p>' in solution
+    assert "· 手撕代码" in html[: html.index('<section id="question">')]
+    quick = (Path(app.outdir) / "quickreview/basics.html").read_text(encoding="utf-8")
+    entry = quick[quick.index('id="qr-relu-from-scratch"'):]
+    assert "用 clamp(min=0) 一次算完" in entry and "x.clamp(min=0)" in entry and "把 <code" in entry
+    assert "test_matches_torch" not in entry and "relu_max" not in entry  # no tests, no buggy variants
