@@ -5,8 +5,8 @@
   page's, is a split block (a code cell that ends a page and another that starts the next would count too): it is a defect
   when it has 12 lines or fewer, or leaves fewer than 3 lines on one side.
 - A title (bold sans, larger than the page's text) is a defect when it sits in the last 4 lines of the text area.
-- A line is stretched when the median gap between its neighbouring Chinese characters exceeds a tenth of its
-  type size.
+- A line of text (not code: its CJK glyphs are narrower than their two columns) is stretched when the median gap
+  between its neighbouring Chinese characters exceeds a tenth of its type size.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def measure(pdf_path: Path) -> Report:
                 if _is_title(ln, size) and ln.bottom > bottom - TITLE_LINES * 1.2 * size:
                     report.titles_at_foot.append((n, ln.text))
                 gaps = [b[1] - a[2] for a, b in itertools.pairwise(ln.chars) if _is_cjk(a[0]) and _is_cjk(b[0])]
-                if len(gaps) >= 4 and statistics.median(gaps) > STRETCH * ln.size:
+                if "Mono" not in ln.font and len(gaps) >= 4 and statistics.median(gaps) > STRETCH * ln.size:
                     report.stretched.append((n, ln.text[:40]))
     return report
 

@@ -25,6 +25,7 @@ LATIN_FONTS = r"""
 \setsansfont{TeX Gyre Heros}
 \setmonofont{DejaVu Sans Mono}[Scale=0.9, HyphenChar=None]  % code is never hyphenated (opti-mizer)
 """
+MIDDOT_LATIN = r'\xeCJKDeclareCharClass{Default}{"00B7}'  # also after \xeCJKVerbAddon in code blocks (conf.py)
 CJK_FONTS = r"""
 \usepackage[UTF8,heading=true,fontset=none,zihao=false]{ctex}
 \setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Serif CJK SC Bold}]
@@ -32,8 +33,7 @@ CJK_FONTS = r"""
 \setCJKmonofont{Noto Sans Mono CJK SC}
 % '·' in the Latin font: as CJK punctuation it loses the space on its CJK side, and Noto CJK's glyph reads
 % U+30FB in the PDF text layer, so a search for '·' misses it
-\xeCJKDeclareCharClass{Default}{"00B7}
-"""
+""" + MIDDOT_LATIN + "\n"
 FAMILIES = {"text": (r"\rmfamily", r"\rmfamily\bfseries", r"\sffamily", r"\sffamily\bfseries"), "code": (r"\ttfamily",)}
 Piece = tuple[int, str, str]  # (1-based line, "text" or "code", what the PDF sets there)
 

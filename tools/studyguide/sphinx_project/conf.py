@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from studyguide.config import load_config
-from studyguide.glyphs import font_preamble
+from studyguide.glyphs import MIDDOT_LATIN, font_preamble
 from studyguide.notebook import MYST_EXTENSIONS
 from studyguide.sphinxext.conceptindex import LATEX_MACRO as _CONCEPT_MACRO
 
@@ -87,7 +87,7 @@ latex_elements = {
     "polyglossia": "",
     "fontenc": "",
     "fontpkg": font_preamble(_ZH),  # glyphs.py: `check` typesets the book's characters with the same set-up
-    "fvset": r"\fvset{fontsize=\small,formatcom=\xeCJKVerbAddon}" if _ZH else r"\fvset{fontsize=\small}",
+    "fvset": r"\fvset{fontsize=\small,formatcom={\xeCJKVerbAddon" + MIDDOT_LATIN + "}}" if _ZH else r"\fvset{fontsize=\small}",
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
     "preamble": r"""
 \usepackage{bookmark}
