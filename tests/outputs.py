@@ -33,6 +33,19 @@ def pdf_fonts(pdf: Path) -> list[dict[str, str]]:
     return rows
 
 
+def font_sizes(pdf: Path, page: int = 0) -> dict[tuple[str, float], int]:
+    """How many characters of a page are set in each (font, size in pt), from the PDF's text operators (pypdf)."""
+    sizes: dict[tuple[str, float], int] = {}
+
+    def visit(text: str, cm: list[float], tm: list[float], font: dict | None, size: float) -> None:
+        if text.strip():
+            scale = abs(tm[0] * tm[3] - tm[1] * tm[2]) ** 0.5 * abs(cm[0] * cm[3] - cm[1] * cm[2]) ** 0.5
+            key = (str(font.get("/BaseFont", "?")).split("+")[-1] if font else "?", round(size * scale, 2))
+            sizes[key] = sizes.get(key, 0) + len(text.strip())
+    PdfReader(str(pdf)).pages[page].extract_text(visitor_text=visit)
+    return sizes
+
+
 def outline_titles(pdf: Path) -> list[str]:
     """Bookmark titles, depth first."""
     def walk(items: list) -> list[str]:

@@ -139,13 +139,34 @@ def test_quick_review_edition_averages_at_most_one_page_per_question(built: Path
     assert "Messages: 0 fatals / 0 errors / 0 warnings" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 
 
+@functools.cache
+def sheet_columns() -> dict[str, tuple[list[float], float]]:
+    """Each real sheet as set: how far down each column it reaches (from the end markers Typst places), and its
+    tallest unit (a question with a group heading, or a table), as fractions of the column height."""
+    from studyguide import sheets
+
+    out = {}
+    for s in sheets.plan(book(), WORDS, sheets.frequent_groups(CONFIG)):
+        payload = sheets.data(s, CONFIG.title, CONFIG.edition_text, {}, WORDS, PROJECT.blocks)
+        m = sheets.measure(payload)
+        out[s.name] = (sheets.column_ends(sheets.fit(s, payload)), (max(m.heights) + max(m.headings)) / m.column)
+    return out
+
+
 def test_every_cheat_sheet_is_at_least_half_full() -> None:
     from studyguide import sheets
 
-    plan = sheets.plan(book(), WORDS, sheets.frequent_groups(CONFIG))
-    fills = {s.name: round(sheets.fill(sheets.data(s, CONFIG.title, CONFIG.edition_text, {}, WORDS, PROJECT.blocks)), 2) for s in plan}
+    fills = {name: round(sum(ends) / len(ends), 2) for name, (ends, _) in sheet_columns().items()}
     print("cheat-sheet fill:", fills)
     assert all(f >= sheets.MIN_FILL for f in fills.values()), f"below {sheets.MIN_FILL}: {fills} (share a sheet or add a reference block in topics.yml)"
+
+
+def test_every_cheat_sheet_ends_its_columns_level() -> None:
+    """No column ends further from the others than the sheet's tallest unit: a question or a table is never split."""
+    spread = {name: (round(max(ends) - min(ends), 3), round(unit, 3)) for name, (ends, unit) in sheet_columns().items()}
+    print("cheat-sheet column ends:", {name: [round(e, 3) for e in ends] for name, (ends, _) in sheet_columns().items()})
+    uneven = {name: s for name, s in spread.items() if s[0] > s[1]}
+    assert not uneven, f"columns end further apart than the tallest unit (spread, unit): {uneven}"
 
 
 @pytest.mark.parametrize("edition", ["", "-quickreview", "-selftest"])

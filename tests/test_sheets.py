@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from pathlib import Path
 
 import pytest
-from outputs import pdf_fonts, pdf_text, visible_text
+from outputs import font_sizes, pdf_fonts, pdf_text, visible_text
 from pages import TOPICS_YML, UNTAGGED_BODY, page
 from pypdf import PdfReader
 from studyguide import sheets
@@ -72,8 +73,41 @@ def test_a_sheet_that_does_not_fit_fails_with_size_and_longest_items() -> None:
         sheets.typeset(sheet, sheets.data(sheet, "书", "1 版", {}, ZH, {}))
     message = str(err.value)
     assert message.startswith("cheat sheet 'tensor' (张量) overflows its page by ")
-    assert " columns of 3 (60 questions); longest items: q0 (" in message
-    assert message.endswith("(shorten those answers or snippets; the text is never shrunk below 7 pt)")
+    assert " columns of 2 (60 questions, 60 of them printed without their snippet to make room); longest items: q0 (" in message
+    assert message.endswith("(shorten those answers or snippets; the text is never shrunk below 8 pt)")
+
+
+def test_snippets_are_left_out_before_a_sheet_overflows(tmp_path: Path) -> None:
+    sheet = sheets.plan(book_with(40, snippet=True), ZH, TOP)[0]  # 40 questions with snippets need more than a page
+    laid_out = sheets.fit(sheet, sheets.data(sheet, "书", "1 版", {}, ZH, {}))
+    bare = [item["title"] for g in laid_out["groups"] for item in g["items"] if item["code"] == ""]
+    assert 0 < len(bare) < 40 and laid_out["footer"].endswith(f" · {len(bare)} 道题未印代码（见书中该题）")
+    pdf = tmp_path / "s.pdf"
+    pdf.write_bytes(sheets.typeset(sheet, sheets.data(sheet, "书", "1 版", {}, ZH, {})))
+    assert len(PdfReader(pdf).pages) == 1 and pdf_text(pdf).count("y = x * 2") == 40 - len(bare)
+
+
+def test_a_short_sheet_is_short_in_both_columns() -> None:
+    sheet = sheets.plan(book_with(7, snippet=True), ZH, TOP)[0]
+    payload = sheets.data(sheet, "书", "1 版", {}, ZH, {})
+    ends = sheets.column_ends(sheets.fit(sheet, payload))  # where Typst set each column's last unit
+    tallest = max(sheets.measure(payload).heights) + 20  # one question and its group heading, in pt
+    assert len(ends) == 2 and min(ends) > 0.1 and max(ends) - min(ends) < tallest / sheets.measure(payload).column, ends
+
+
+def test_no_text_on_a_sheet_is_below_the_floor(tmp_path: Path) -> None:
+    from studyguide.refblocks import Block, Table
+
+    block = Block("t", lambda: Table("表", ("形状", "结果"), (("(3, 1)", "报错：维度不兼容"),)), "pytest")
+    answer = "这是一个故意写得很长的答案，" * 4 + "好让答案的字数最多。"
+    sheet = dataclasses.replace(sheets.plan(book_with(3, answer=answer, snippet=True), ZH, TOP)[0], references=("t",))
+    pdf = tmp_path / "s.pdf"
+    pdf.write_bytes(sheets.typeset(sheet, sheets.data(sheet, "书", "1 版", {"q0": "2026-01-01"}, ZH, {"t": block})))
+    sizes = font_sizes(pdf)
+    code = {size for (font, size) in sizes if "Mono" in font}
+    body = max((n, size) for (font, size), n in sizes.items() if "Mono" not in font)[1]  # the answers' size: most text
+    assert min(size for _, size in sizes) >= sheets.LAYOUT["code_pt"] and min(code) >= sheets.LAYOUT["code_pt"], sizes
+    assert body >= sheets.LAYOUT["body_pt"] == 9 and sheets.LAYOUT["code_pt"] == 8, sizes
 
 
 def test_a_failed_sheet_build_writes_nothing(tmp_path: Path) -> None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import BuildError, ConfigError
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Block:
     name: str
     compute: Callable[[], Table]
     package: str = ""
+    path: str = ""  # the plugin file, as named in pyproject.toml
 
 
 def load(root: Path, paths: Iterable[str]) -> dict[str, Block]:
@@ -54,7 +56,7 @@ def load(root: Path, paths: Iterable[str]) -> dict[str, Block]:
         for name, compute in found.items():
             if name in blocks:
                 raise ConfigError(f"{rel}: reference block {name!r} is defined twice (rename one)")
-            blocks[name] = Block(str(name), compute, str(getattr(module, "PACKAGE", "")))
+            blocks[name] = Block(str(name), compute, str(getattr(module, "PACKAGE", "")), rel)
     return blocks
 
 
@@ -63,8 +65,20 @@ def render(names: Iterable[str], blocks: Mapping[str, Block], note: str) -> list
     out: list[dict[str, Any]] = []
     for name in names:
         block = blocks[name]
-        table = block.compute()
+        try:
+            table = block.compute()
+        except Exception as exc:  # a plugin is the book's own code, and its asserts are its rows' claims: one line
+            raise BuildError(_failure(block, exc)) from exc
         version = importlib.metadata.version(block.package).split("+")[0] if block.package else ""
         out.append({"title": table.title, "note": note.format(package=block.package, version=version) if block.package else "",
                     "heads": list(table.heads), "rows": [list(r) for r in table.rows]})
     return out
+
+
+def _failure(block: Block, exc: Exception) -> str:
+    """A block that raised, in one line: the plugin's line that failed, and what it raised."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if block.path and Path(f.filename).as_posix().endswith(block.path)]
+    where = f"{block.path}:{frames[-1].lineno}" if frames else block.path or block.name
+    what = f"{type(exc).__name__}: {exc}".rstrip(": ")
+    return (f"{where}: reference block {block.name!r} failed: {what} "
+            f"(its asserts are what its rows claim: the installed {block.package or 'code'} no longer agrees, so fix that row)")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import columns
 from .book import Book
 from .errors import BuildError
 from .locale import Locale
@@ -28,7 +29,10 @@ def frequent_groups(config: Any) -> FrequentSheets:
         return tuple((tuple(s["tiers"]), tuple(s.get("reference", ()))) for s in config.frequent_sheets)
     return tuple(((t.id,), ()) for t in config.tier_list)
 MIN_FILL = 0.5  # a sheet less than half full is not worth printing: merge it or give it a reference block
-LAYOUT = {"columns": 3, "body_pt": 8, "code_pt": 7}  # floor: nothing below 7 pt
+# Read on a wall: body 9 pt, code 8 pt at the least (nothing on a sheet is smaller). A4 portrait in two columns, so
+# that the widest snippet line (64 characters) fits a column at 8 pt; three landscape columns would wrap it.
+LAYOUT = {"columns": 2, "landscape": False, "body_pt": 9, "code_pt": 8}
+SLACK_PT = 1.0  # a column is filled to at most its height less this, so that rounding never pushes a unit on
 
 
 @dataclass(frozen=True)
@@ -113,45 +117,106 @@ def data(sheet: Sheet, title: str, edition: str, dates: Mapping[str, str], words
     return {"title": words.t("sheets.sheet_title", title=sheet.title), "subtitle": title, "author": title, "footer": footer, "groups": groups,
             "references": render(sheet.references, blocks, words.t("sheets.reference_note")),
             "words": {"frequent": words.t("frequent"), "page": words.t("sheets.page", page="\0").split("\0"),
-                      "reference": words.t("sheets.reference", title="\0").split("\0")},
+                      "reference": words.t("sheets.reference", title="\0").split("\0"),
+                      "trimmed": words.t("sheets.trimmed", n="{n}")},
             "lang": words.html_lang.split("-")[0], "region": (words.html_lang.split("-") + [""])[1].lower(),
-            "layout": {"columns": LAYOUT["columns"], "body": LAYOUT["body_pt"], "code": LAYOUT["code_pt"], "compact": is_top(sheet)}}
+            "layout": {"columns": LAYOUT["columns"], "landscape": LAYOUT["landscape"], "body": LAYOUT["body_pt"],
+                       "code": LAYOUT["code_pt"], "compact": is_top(sheet)}}
 
 
 class SheetOverflowError(BuildError):
     """A sheet does not fit on one page."""
 
 
+@dataclass(frozen=True)
+class Measure:
+    """What the template's measuring pass reports, in pt: each unit (a question or a reference table) at the column width."""
+
+    heights: tuple[float, ...]  # each unit as printed, without its group's heading
+    bare: tuple[float, ...]  # each unit without its snippet (a reference table, or a question without one: as printed)
+    headings: tuple[float, ...]  # the extra height of a unit that carries its group's heading
+    column: float  # the height of a column below the title
+    gap: float  # the space between two units in a column
+    columns: int
+
+
 def _font_paths() -> list[str]:
     return [d for d in FONT_DIRS if Path(d).is_dir()]
 
 
-def _end(payload: str) -> dict[str, Any]:
-    """Where the content ends, from the marker the template places: page, column, fraction of its height."""
+def _query(payload: dict[str, Any], label: str) -> Any:
     import typst
 
-    return json.loads(typst.query(str(TEMPLATE), "<sheet-end>", field="value", one=True, font_paths=_font_paths(), sys_inputs={"data": payload}))
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+    return json.loads(typst.query(str(TEMPLATE), label, field="value", font_paths=_font_paths(), sys_inputs={"data": text}))
 
 
-def _columns(found: dict[str, Any]) -> float:
-    """How many columns the content fills, from the end marker."""
-    return (found["page"] - 1) * found["columns"] + found["column"] + found["fraction"]
+def measure(payload: dict[str, Any]) -> Measure:
+    """Each unit's heights and the column height, as the template's measuring pass (no ``column_of``) reports them."""
+    found = _query({k: v for k, v in payload.items() if k != "column_of"}, "<sheet-measure>")[0]
+    return Measure(tuple(found["heights"]), tuple(found["bare"]), tuple(found["headings"]), found["column"], found["gap"], found["columns"])
 
 
-def fill(payload: dict[str, Any]) -> float:
-    """How much of one page the sheet fills (0–1; above 1 it overflows), measured in columns."""
-    found = _end(json.dumps(payload, ensure_ascii=False, sort_keys=True))
-    return _columns(found) / found["columns"]
+def fit(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload as set on one page, its columns level (``columns.arrange``), snippets left out where needed.
+
+    When the units do not fit, questions are printed without their snippet, the tallest snippet first, until they
+    do (the footer says how many); the type is never shrunk. Raise ``SheetOverflowError`` when even that is not enough.
+    """
+    m = measure(payload)
+    groups = [g for g, group in enumerate(payload["groups"]) for _ in group["items"]]
+    groups += [len(payload["groups"])] * (len(m.heights) - len(groups))  # the reference tables: one group, each its own heading
+    heights = list(m.heights)
+
+    def units() -> list[columns.Unit]:
+        return [columns.Unit(h, g, e) for h, g, e in zip(heights, groups, m.headings, strict=True)]
+    room = m.column - SLACK_PT
+    order = sorted((i for i in range(len(heights)) if m.bare[i] < heights[i]), key=lambda i: (m.bare[i] - heights[i], i))
+    dropped: list[int] = []
+    placed = columns.arrange(units(), m.gap, m.columns)
+    while max(columns.heights(units(), m.gap, placed, m.columns)) > room and order:
+        dropped.append(order.pop(0))
+        heights[dropped[-1]] = m.bare[dropped[-1]]
+        placed = columns.arrange(units(), m.gap, m.columns)
+    tallest = max(columns.heights(units(), m.gap, placed, m.columns))
+    if tallest > room:
+        raise SheetOverflowError(_overflow(sheet, (tallest - m.column) / m.column * m.columns, m.columns, len(dropped)))
+    return _laid_out(payload, placed, dropped)
 
 
-def _overflow(sheet: Sheet, payload: str) -> str:
-    """How far the content runs past page 1, in columns, measured at the end marker Typst placed."""
-    found = _end(payload)
-    columns = _columns(found)
+def _laid_out(payload: dict[str, Any], placed: Sequence[int], dropped: Sequence[int]) -> dict[str, Any]:
+    """The payload with each group's questions and the tables in print order, ``column_of`` each unit, the dropped
+    snippets gone."""
+    out = json.loads(json.dumps(payload))
+    where = [(g, i) for g, group in enumerate(out["groups"]) for i in range(len(group["items"]))]
+    for unit in dropped:
+        out["groups"][where[unit][0]]["items"][where[unit][1]]["code"] = ""
+    order = sorted(range(len(placed)), key=lambda u: (placed[u], u))
+    old = [group["items"] for group in out["groups"]]
+    for g, group in enumerate(out["groups"]):
+        group["items"] = [old[g][where[u][1]] for u in order if u < len(where) and where[u][0] == g]
+    out["references"] = [payload["references"][u - len(where)] for u in order if u >= len(where)]
+    if dropped:
+        out["footer"] += out["words"]["trimmed"].format(n=len(dropped))
+    out["column_of"] = [placed[u] for u in order]
+    return out
+
+
+def column_ends(laid_out: dict[str, Any]) -> list[float]:
+    """How far down each column of page 1 the set units reach (fractions of the column height), from their end markers."""
+    ends = [0.0] * laid_out["layout"]["columns"]
+    for mark in _query(laid_out, "<sheet-unit>"):
+        if mark["page"] == 1:
+            ends[mark["column"]] = max(ends[mark["column"]], mark["fraction"])
+    return ends
+
+
+def _overflow(sheet: Sheet, columns: float, of: int, dropped: int) -> str:
+    """The overflow error: by how many columns, and the longest items."""
     longest = sorted(sheet.questions, key=lambda q: -(len(q.answer) + len(q.snippet)))[:3]
     names = ", ".join(f"{q.id} ({len(q.answer) + len(q.snippet)} chars)" for q in longest)
-    return (f"cheat sheet '{sheet.name}' ({sheet.title}) overflows its page by {columns - found['columns']:.1f} columns "
-            f"of {found['columns']} ({len(sheet.questions)} questions); longest items: {names} "
+    return (f"cheat sheet '{sheet.name}' ({sheet.title}) overflows its page by {columns:.2f} columns "
+            f"of {of} ({len(sheet.questions)} questions, {dropped} of them printed without their snippet to make room); longest items: {names} "
             f"(shorten those answers or snippets; the text is never shrunk below {LAYOUT['code_pt']} pt)")
 
 
@@ -159,10 +224,12 @@ def typeset(sheet: Sheet, payload: dict[str, Any]) -> bytes:
     """Compile one sheet to PDF bytes; raise ``SheetOverflowError`` when it needs more than one page."""
     import typst
 
-    text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+    laid_out = fit(sheet, payload)
+    text = json.dumps(laid_out, ensure_ascii=False, sort_keys=True)
     pdf = typst.compile(str(TEMPLATE), font_paths=_font_paths(), sys_inputs={"data": text})
-    if _pages(pdf) > 1:
-        raise SheetOverflowError(_overflow(sheet, text))
+    if _pages(pdf) > 1:  # the measuring pass said it fits: the template sets units taller than it measures them
+        raise SheetOverflowError(f"cheat sheet '{sheet.name}' ({sheet.title}) was measured to fit one page but is set on "
+                                 f"{_pages(pdf)} (the template's measuring pass and its layout disagree)")
     return pdf
 
 
