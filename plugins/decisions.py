@@ -136,7 +136,7 @@ def dtype_jobs() -> Table:
         info = torch.finfo(dt) if dt.is_floating_point else torch.iinfo(dt)
         span = f"±{_num(info.max)} / {_num(info.eps)}" if dt.is_floating_point else f"{_num(info.min)}…{_num(info.max)}"
         rows.append((str(dt).removeprefix("torch."), str(torch.empty(0, dtype=dt).element_size()), span, job))
-    return Table("dtype 按用途选（用途后是构建时算出的依据）", ("dtype", "字节", "最大值 / eps", "用途：依据"), tuple(rows))
+    return Table("dtype 按用途选（用途后是构建时算出的依据）", ("dtype", "字节", "范围 / eps", "用途：依据"), tuple(rows))
 
 
 def parallel_memory(params: float = 7e9, world: int = 8) -> Table:
@@ -165,7 +165,7 @@ def parallel_memory(params: float = 7e9, world: int = 8) -> Table:
         terms = [f"{b:g}P" + ("" if d == 1 else "/N") for b, d in ((weight, p), (grad, g), (state, s))]
         total = params * (weight / p + grad / g + state / s)
         rows.append((name, *terms, f"{total / 1e9:.1f} GB"))
-    return Table(f"每卡显存按策略（fp32 参数与 Adam；不含激活、临时收集的参数和通信缓冲；P = {params / 1e9:g}B 参数，N = {world} 卡）",
+    return Table(f"每卡显存按策略（fp32 参数与 Adam；不含激活、临时收集的参数和通信缓冲；P = {params / 1e9:g}B 参数，N = {world} 卡，GB = 10^9 字节）",
                  ("策略", "参数", "梯度", "Adam 状态", "每卡"), tuple(rows))
 
 

@@ -19,7 +19,7 @@ from .schema import Question, Topic
 
 TEMPLATE = Path(__file__).parent / "templates" / "cheatsheet.typ"
 FONT_DIRS = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/truetype/noto")
-TOP = "top"  # frequent-question sheets are named top-<tier>[-<tier>]: all of them never fit one A4 page at >= 7 pt
+TOP = "top"  # frequent-question sheets are named top-<tier>[-<tier>]: all of them never fit one A4 page at the floor sizes
 FrequentSheets = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]  # (tiers sharing a sheet, its reference blocks)
 
 
@@ -30,7 +30,8 @@ def frequent_groups(config: Any) -> FrequentSheets:
     return tuple(((t.id,), ()) for t in config.tier_list)
 MIN_FILL = 0.5  # a sheet less than half full is not worth printing: merge it or give it a reference block
 # Read on a wall: body 9 pt, code 8 pt at the least (nothing on a sheet is smaller). A4 portrait in two columns, so
-# that the widest snippet line (64 characters) fits a column at 8 pt; three landscape columns would wrap it.
+# that a snippet line of 64 ASCII characters (the limit) fits a column at 8 pt; three landscape columns would wrap
+# it. A line made wider by CJK comments (two cells a character) wraps under a hanging indent.
 LAYOUT = {"columns": 2, "landscape": False, "body_pt": 9, "code_pt": 8}
 SLACK_PT = 1.0  # a column is filled to at most its height less this, so that rounding never pushes a unit on
 
@@ -211,11 +212,13 @@ def column_ends(laid_out: dict[str, Any]) -> list[float]:
     return ends
 
 
-def _overflow(sheet: Sheet, columns: float, of: int, dropped: int) -> str:
-    """The overflow error: by how many columns, and the longest items."""
-    longest = sorted(sheet.questions, key=lambda q: -(len(q.answer) + len(q.snippet)))[:3]
-    names = ", ".join(f"{q.id} ({len(q.answer) + len(q.snippet)} chars)" for q in longest)
-    return (f"cheat sheet '{sheet.name}' ({sheet.title}) overflows its page by {columns:.2f} columns "
+def _overflow(sheet: Sheet, by: float, of: int, dropped: int) -> str:
+    """The overflow error: by how many columns, and the longest items as printed."""
+    def printed(q: Question) -> int:
+        return len(q.answer) + (0 if is_top(sheet) else len(q.snippet))
+    longest = sorted(sheet.questions, key=lambda q: -printed(q))[:3]
+    names = ", ".join(f"{q.id} ({printed(q)} chars)" for q in longest)
+    return (f"cheat sheet '{sheet.name}' ({sheet.title}) overflows its page by {by:.2f} columns "
             f"of {of} ({len(sheet.questions)} questions, {dropped} of them printed without their snippet to make room); longest items: {names} "
             f"(shorten those answers or snippets; the text is never shrunk below {LAYOUT['code_pt']} pt)")
 
@@ -254,7 +257,8 @@ INPUTS_FILE = ".inputs.json"  # digest of what each sheet was typeset from: unch
 
 
 def _digest(payload: dict[str, Any]) -> str:
-    text = json.dumps(payload, ensure_ascii=False, sort_keys=True) + TEMPLATE.read_text(encoding="utf-8")
+    layout = TEMPLATE.read_text(encoding="utf-8") + Path(columns.__file__).read_text(encoding="utf-8")
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True) + layout
     return hashlib.sha256(text.encode()).hexdigest()
 
 
