@@ -215,7 +215,7 @@ def column_ends(laid_out: dict[str, Any]) -> list[float]:
 def _overflow(sheet: Sheet, by: float, of: int, dropped: int) -> str:
     """The overflow error: by how many columns, and the longest items as printed."""
     def printed(q: Question) -> int:
-        return len(q.answer) + (0 if is_top(sheet) else len(q.snippet))
+        return len(q.answer) + (0 if is_top(sheet) else len(q.sheet_code))
     longest = sorted(sheet.questions, key=lambda q: -printed(q))[:3]
     names = ", ".join(f"{q.id} ({printed(q)} chars)" for q in longest)
     return (f"cheat sheet '{sheet.name}' ({sheet.title}) overflows its page by {by:.2f} columns "
