@@ -1,8 +1,8 @@
 """Page-break and spacing defects measured on a built PDF with PyMuPDF (characters with their fonts, and drawings).
 
 - A code block is a grey box, an output a white box with a rule on its left (conf.py); both hold monospaced
-  lines. A box of one kind that ends a page's body, continued by one of the same kind that starts the next
-  page's, is a split block (a code cell that ends a page and another that starts the next would count too): it is a defect
+  lines. A box that ends a page's body over LaTeX's "continues on next page" label, and the box of the same kind
+  that starts the next page's, are one split block: it is a defect
   when it has 12 lines or fewer, or leaves fewer than 3 lines on one side.
 - A title (bold sans, larger than the page's text) is a defect when it sits in the last 4 lines of the text area.
 - A line of text (not code: its CJK glyphs are narrower than their two columns) is stretched when the median gap
@@ -110,8 +110,12 @@ def _is_title(line: Line, size: float) -> bool:
     return "Bold" in line.font and ("Sans" in line.font or "Heros" in line.font) and line.size > size * 1.05
 
 
-def measure(pdf_path: Path) -> Report:
-    """Measure split blocks, titles at a page's foot and stretched lines in one PDF."""
+def measure(pdf_path: Path, continues: str = "续下页", continued: str = "接上页") -> Report:
+    """Measure split blocks, titles at a page's foot and stretched lines in one PDF.
+
+    ``continues`` and ``continued`` are the labels LaTeX prints under and over the parts of a split box
+    (Sphinx's words for the book's language).
+    """
     report = Report()
     with pymupdf.open(str(pdf_path)) as doc:
         pages = [_lines(page) for page in doc]
@@ -121,12 +125,13 @@ def measure(pdf_path: Path) -> Report:
         for n, (page, lines) in enumerate(zip(doc, pages, strict=True), start=1):
             body = [ln for ln in lines if top - 2 <= ln.top and ln.bottom <= bottom + 2]
             boxes = _boxes(page, body)
-            if tail and boxes and boxes[0][3] == tail[2] and not any(ln.bottom <= boxes[0][0] for ln in body):
+            if tail and boxes and boxes[0][3] == tail[2] and not any(ln.bottom <= boxes[0][0] and continued not in ln.text for ln in body):
                 report.split_blocks += 1
                 before, after = tail[1], boxes[0][2]
                 if before + after <= SHORT_BLOCK or min(before, after) < MIN_SIDE:
                     report.bad_splits.append((tail[0], before, after))
-            tail = (n, boxes[-1][2], boxes[-1][3]) if boxes and not any(ln.top >= boxes[-1][1] for ln in body) else None
+            below = [ln for ln in body if boxes and ln.top >= boxes[-1][1]]
+            tail = (n, boxes[-1][2], boxes[-1][3]) if boxes and below and all(continues in ln.text for ln in below) else None
             size = statistics.median([ln.size for ln in body]) if body else 10.0
             for ln in body:
                 if _is_title(ln, size) and ln.bottom > bottom - TITLE_LINES * 1.2 * size:

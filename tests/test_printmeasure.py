@@ -19,8 +19,9 @@ def font(pattern: str) -> str:
     return subprocess.run([require_program("fc-match"), "-f", "%{file}", pattern], capture_output=True, text=True, check=True).stdout
 
 
-def draw(path: Path, *, split: tuple[int, int], title_at_foot: bool, stretched: bool) -> Path:
-    """Three A4 pages of body text; a code box split ``split`` lines over pages 1–2; a title near page 2's foot;
+def draw(path: Path, *, split: tuple[int, int], title_at_foot: bool, stretched: bool, labels: bool = True) -> Path:
+    """Three A4 pages of body text; a code box split ``split`` lines over pages 1–2, with LaTeX's continuation
+    labels; a title near page 2's foot;
     one line of page 3 with its Chinese characters spread apart."""
     doc = pymupdf.open()
     fonts = {"body": font("Noto Serif CJK SC"), "mono": font("DejaVu Sans Mono"), "bold": font("Noto Sans CJK SC:bold")}
@@ -29,12 +30,15 @@ def draw(path: Path, *, split: tuple[int, int], title_at_foot: bool, stretched: 
         for name, file in fonts.items():
             page.insert_font(fontname=name, fontfile=file)
         y = 80.0
-        if n == 1:  # the split box continues at the top of page 2
+        if n == 1:  # the split box continues at the top of page 2, under LaTeX's label
+            if labels:
+                page.insert_text((440, y), "（接上页）", fontname="body", fontsize=8)
+            y += 12
             page.draw_rect(pymupdf.Rect(60, y - 10, 536, y + 12 * split[1] - 6), color=None, fill=GREY)
             for _ in range(split[1]):
                 page.insert_text((64, y), "x = torch.ones(3)", fontname="mono", fontsize=8)
                 y += 12
-        room = 56 - (split[0] if n == 0 else 0) - (4 if n == 1 else 0)
+        room = 56 - (split[0] + 1 if n == 0 else 0) - (4 if n == 1 else 0)
         while y < 80 + 12 * room:
             if n == 2 and stretched and y > 300 and y < 313:
                 for i, ch in enumerate("拉开的一行中文字符"):
@@ -47,6 +51,8 @@ def draw(path: Path, *, split: tuple[int, int], title_at_foot: bool, stretched: 
             for _ in range(split[0]):
                 page.insert_text((64, y), "y = x.sum()", fontname="mono", fontsize=8)
                 y += 12
+            if labels:
+                page.insert_text((440, y), "（续下页）", fontname="body", fontsize=8)
         if n == 1:
             y += 12
             if title_at_foot:
@@ -68,6 +74,11 @@ def test_a_split_box_is_a_defect_when_short_or_leaving_under_3_lines(tmp_path: P
     report = measure(draw(tmp_path / "x.pdf", split=split, title_at_foot=False, stretched=False))
     assert report.split_blocks == 1
     assert report.bad_splits == ([(1, *split)] if bad else [])
+
+
+def test_two_boxes_that_meet_at_a_page_break_without_the_labels_are_two_blocks(tmp_path: Path) -> None:
+    report = measure(draw(tmp_path / "x.pdf", split=(2, 1), title_at_foot=False, stretched=False, labels=False))
+    assert report.split_blocks == 0 and report.bad_splits == []
 
 
 def test_a_title_in_the_last_lines_and_a_stretched_line_are_found(tmp_path: Path) -> None:

@@ -81,8 +81,11 @@ def expect_close(actual: Any, expected: Any, *, like: str = "", rtol: float | No
         raise AssertionError(f"values differ{f' from {like}' if like else ''}: {_difference(actual, expected, r, a)}") from None
 
 
-def run_tests(namespace: Mapping[str, Any]) -> list[str]:
-    """Run every ``test_*`` function of ``namespace`` (a cell's ``globals()``) in order; print and return their names."""
+def run_tests(namespace: Mapping[str, Any]) -> None:
+    """Run every ``test_*`` function of ``namespace`` (a cell's ``globals()``) in order and print their names.
+
+    Returns nothing, so a notebook cell that ends with the call shows one output, not also a list.
+    """
     tests: list[tuple[str, Callable[[], Any]]] = [(n, f) for n, f in namespace.items() if n.startswith("test_") and callable(f)]
     if not tests:
         raise AssertionError("no test_* functions to run")
@@ -93,4 +96,3 @@ def run_tests(namespace: Mapping[str, Any]) -> list[str]:
             raise AssertionError(f"{name} failed: {err}") from None
     names = [n for n, _ in tests]
     print(f"{len(names)} passed: {', '.join(names)}")
-    return names

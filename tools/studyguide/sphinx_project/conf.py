@@ -12,6 +12,7 @@ from studyguide.config import load_config
 from studyguide.glyphs import MIDDOT_LATIN, font_preamble
 from studyguide.notebook import MYST_EXTENSIONS
 from studyguide.sphinxext.conceptindex import LATEX_MACRO as _CONCEPT_MACRO
+from studyguide.sphinxext.latexrefs import VERBATIM_BREAKS as _VERBATIM_BREAKS
 
 _ROOT = Path(os.environ.get("STUDYGUIDE_ROOT", ".")).resolve()
 _HERE = Path(__file__).resolve().parent
@@ -87,7 +88,8 @@ latex_elements = {
     "polyglossia": "",
     "fontenc": "",
     "fontpkg": font_preamble(_ZH),  # glyphs.py: `check` typesets the book's characters with the same set-up
-    "fvset": r"\fvset{fontsize=\small,formatcom={\xeCJKVerbAddon" + MIDDOT_LATIN + "}}" if _ZH else r"\fvset{fontsize=\small}",
+    "fvset": (r"\fvset{fontsize=\small,formatcom={\clubpenalty=10000\widowpenalty=10000" + (r"\xeCJKVerbAddon" + MIDDOT_LATIN if _ZH else "")
+              + "}}"),  # no break after a block's first line or before its last (the rest: VERBATIM_BREAKS)
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
     "preamble": r"""
 \usepackage{bookmark}
@@ -109,7 +111,7 @@ latex_elements = {
 \renewcommand{\theHchapter}{\thepart.\arabic{chapter}}
 \AtBeginDocument{\renewcommand{\contentsname}{""" + _WORDS.t("pdf.contents") + r"""}}
 \renewcommand{\sphinxcrossref}[1]{#1}  % cross-references upright, like the Chinese around them
-""" + _CONCEPT_MACRO + r"""\renewcommand{\sphinxstyleindexlettergroup}[1]{}
+""" + _CONCEPT_MACRO + _VERBATIM_BREAKS + r"""\renewcommand{\sphinxstyleindexlettergroup}[1]{}
 \renewcommand{\sphinxstyleindexlettergroupDefault}[1]{}
 % A cell's output is set apart from its code in greyscale print: no background, no frame, a rule on its left,
 % and a small label above it (the code keeps Sphinx's grey box).

@@ -4,8 +4,9 @@ away from titles and short code blocks.
 - Sphinx's ``latex_show_pagerefs`` writes `` (\\autopageref*{id})`` after each internal link; here it is the
   locale's form (``pdf.pageref``: “……（第 233 页）”).
 - A title asks for room for itself and the first lines after it (``\\Needspace*``), so that no title ends a page.
-- A code block of up to 12 lines asks for room for all of it, a longer one for its first 3 lines: a page break
-  never strands one or two lines of a short block.
+- A code block of up to 12 lines asks for room for all of it, a longer one for its first 3 lines; and it tells
+  LaTeX its line count (``\\studyguideverbatimlines``, read by the preamble's ``VERBATIM_BREAKS``), so that a
+  block of 12 lines or fewer is never split and a longer one leaves at least 3 lines on each side.
 - Inline code may break after '.', '(' and '/', so a long name does not stretch the spacing of its line.
 """
 
@@ -56,7 +57,7 @@ class PageRefTranslator(LaTeXTranslator):
         if not self.in_footnote and not self.in_parsed_literal:
             lines = sum(max(1, -(-_width(line) // WRAP)) for line in node.astext().splitlines() or [""])
             room = lines + 2.5 if lines <= SHORT_BLOCK else 5.5  # the box's padding and rules, the output's label
-            self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}")
+            self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}\\def\\studyguideverbatimlines{{{len(node.astext().splitlines())}}}")
         super().visit_literal_block(node)
 
     def visit_reference(self, node: nodes.Element) -> None:
@@ -67,6 +68,22 @@ class PageRefTranslator(LaTeXTranslator):
             target = tail[len("}}} (\\autopageref*{"):-2]
             words = state.of(self.builder.env).config.locale  # type: ignore[union-attr]
             self.context[-1] = "}}}" + words.t("pdf.pageref", page=f"\\pageref*{{{target}}}")
+
+
+VERBATIM_BREAKS = r"""
+% A page break inside a code or output block: never in one of 12 lines or fewer, never within its first or last
+% 3 lines (fancyvrb puts \interlinepenalty between lines, \clubpenalty after the first, \widowpenalty before the last)
+\newcommand{\studyguideverbatimlines}{0}
+\makeatletter
+\def\FV@ListProcessLine@iv#1{%
+  \ifnum\studyguideverbatimlines<13 \penalty\@M
+  \else\ifnum\numexpr\value{FancyVerbLine}-1\relax<4 \penalty\@M
+  \else\ifnum\numexpr\value{FancyVerbLine}-1\relax>\numexpr\studyguideverbatimlines-2\relax \penalty\@M
+  \else\penalty\interlinepenalty\fi\fi\fi
+  \box\@tempboxa
+  \setbox\@tempboxa=\FV@ListProcessLine{#1}}
+\makeatother
+"""
 
 
 def _width(line: str) -> int:
