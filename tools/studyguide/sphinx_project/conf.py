@@ -88,8 +88,8 @@ latex_elements = {
     "polyglossia": "",
     "fontenc": "",
     "fontpkg": font_preamble(_ZH),  # glyphs.py: `check` typesets the book's characters with the same set-up
-    "fvset": (r"\fvset{fontsize=\small,formatcom={\clubpenalty=10000\widowpenalty=10000" + (r"\xeCJKVerbAddon" + MIDDOT_LATIN if _ZH else "")
-              + "}}"),  # no break after a block's first line or before its last (the rest: VERBATIM_BREAKS)
+    "fvset": (r"\fvset{fontsize=\small,formatcom={\clubpenalty=\studyguideverbatimclub\widowpenalty=\studyguideverbatimwidow" + (r"\xeCJKVerbAddon" + MIDDOT_LATIN if _ZH else "")
+              + "}}"),  # per block, from the translator (latexrefs.VERBATIM_BREAKS)
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
     "preamble": r"""
 \usepackage{bookmark}
@@ -102,6 +102,7 @@ latex_elements = {
 % long inline code may break after _ (in text and headings), . , ; / and braces, so a line need not stretch
 % the CJK spacing around it
 \makeatletter\DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else\textunderscore\discretionary{}{}{}\fi}
+\pdfstringdefDisableCommands{\def\_{\textunderscore}}% bookmarks keep the underscores of __init__
 \protected\def\sphinxcode#1{\texttt{\let\sphinxafterbreak\@empty\sphinxbreaksattexescapedchars#1}}\makeatother
 % a part opener has no header or footer: its page is shipped while plain means empty
 \makeatletter\newcommand{\studyguideopenpart}[1]{\setcounter{secnumdepth}{1}\begingroup\let\ps@plain\ps@empty\part{#1}\endgroup}\makeatother

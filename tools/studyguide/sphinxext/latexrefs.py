@@ -5,8 +5,8 @@ away from titles and short code blocks.
   locale's form (``pdf.pageref``: “……（第 233 页）”).
 - A title asks for room for itself and the first lines after it (``\\Needspace*``), so that no title ends a page.
 - A code block of up to 12 lines asks for room for all of it, a longer one for its first 3 lines; and it tells
-  LaTeX its line count (``\\studyguideverbatimlines``, read by the preamble's ``VERBATIM_BREAKS``), so that a
-  block of 12 lines or fewer is never split and a longer one leaves at least 3 lines on each side.
+  LaTeX which of its logical lines hold its first and last 3 printed lines (read by the preamble's
+  ``VERBATIM_BREAKS``), so that a split block leaves at least 3 lines on each side.
 - Inline code may break after '.', '(' and '/', so a long name does not stretch the spacing of its line.
 """
 
@@ -23,6 +23,8 @@ from sphinx.writers.latex import LaTeXTranslator
 from . import conceptindex, state
 
 CODE_BREAK = re.compile(r"[.(/](?=[^\s.(/)])")  # a break point after these in inline code, not before a space, ')' or another one
+MIN_SIDE = 3  # printed lines a split block keeps on each side
+WRAP_EREADER = 46  # characters per printed code line on the 6-inch page
 SHORT_BLOCK = 12  # lines: a block this short is never split across pages
 WRAP = 86  # characters per printed code line on the A4 page (longer lines wrap)
 TITLE_ROOM = {"section": 9, "subsection": 6, "subsubsection": 5}  # lines kept with a question title (and its meta lines), a section title
@@ -55,9 +57,14 @@ class PageRefTranslator(LaTeXTranslator):
     def visit_literal_block(self, node: nodes.Element) -> None:
         """A code block first asks for room for all of it (up to 12 lines) or for its first 3 lines."""
         if not self.in_footnote and not self.in_parsed_literal:
-            lines = sum(max(1, -(-_width(line) // WRAP)) for line in node.astext().splitlines() or [""])
+            wrap = WRAP_EREADER if self.config.studyguide_latex else WRAP
+            printed = [max(1, -(-_width(line) // wrap)) for line in node.astext().splitlines() or [""]]
+            lines = sum(printed)
             room = lines + 2.5 if lines <= SHORT_BLOCK else 5.5  # the box's padding and rules, the output's label
-            self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}\\def\\studyguideverbatimlines{{{len(node.astext().splitlines())}}}")
+            head, tail = _edge(printed), _edge(printed[::-1])
+            self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}"
+                             f"\\def\\studyguideverbatimhead{{{head}}}\\def\\studyguideverbatimtail{{{len(printed) - tail + 1}}}"
+                             f"\\def\\studyguideverbatimclub{{{10000 if head >= 2 else 150}}}\\def\\studyguideverbatimwidow{{{10000 if tail >= 2 else 150}}}")
         super().visit_literal_block(node)
 
     def visit_reference(self, node: nodes.Element) -> None:
@@ -71,19 +78,33 @@ class PageRefTranslator(LaTeXTranslator):
 
 
 VERBATIM_BREAKS = r"""
-% A page break inside a code or output block: never in one of 12 lines or fewer, never within its first or last
-% 3 lines (fancyvrb puts \interlinepenalty between lines, \clubpenalty after the first, \widowpenalty before the last)
-\newcommand{\studyguideverbatimlines}{0}
+% No page break inside a code or output block's first or last 3 printed lines: before logical line k (fancyvrb's
+% FancyVerbLine, counted as lines are read) when k <= \studyguideverbatimhead or k > \studyguideverbatimtail,
+% both set by the translator before each block
+\newcommand{\studyguideverbatimhead}{0}
+\newcommand{\studyguideverbatimtail}{100000}
+\newcommand{\studyguideverbatimclub}{150}  % fancyvrb's \clubpenalty after line 1, \widowpenalty before the last
+\newcommand{\studyguideverbatimwidow}{150}
 \makeatletter
 \def\FV@ListProcessLine@iv#1{%
-  \ifnum\studyguideverbatimlines<13 \penalty\@M
-  \else\ifnum\numexpr\value{FancyVerbLine}-1\relax<4 \penalty\@M
-  \else\ifnum\numexpr\value{FancyVerbLine}-1\relax>\numexpr\studyguideverbatimlines-2\relax \penalty\@M
-  \else\penalty\interlinepenalty\fi\fi\fi
+  \ifnum\numexpr\value{FancyVerbLine}-1\relax>\studyguideverbatimhead\relax
+    \ifnum\numexpr\value{FancyVerbLine}-1\relax>\studyguideverbatimtail\relax\penalty\@M\else\penalty\interlinepenalty\fi
+  \else\penalty\@M\fi
   \box\@tempboxa
   \setbox\@tempboxa=\FV@ListProcessLine{#1}}
 \makeatother
 """
+
+
+def _edge(printed: list[int]) -> int:
+    """How many logical lines from a block's edge hold its first 3 printed lines (0 when they are too tall to
+    keep together: a page break there is then allowed, rather than a box no page can hold)."""
+    total = 0
+    for n, count in enumerate(printed, start=1):
+        total += count
+        if total >= MIN_SIDE:
+            return n if total <= 2 * MIN_SIDE + 2 and n < len(printed) else 0
+    return 0
 
 
 def _width(line: str) -> int:
