@@ -74,7 +74,7 @@ def test_prompt_markdown_and_snippet_become_html() -> None:
 
 def test_built_deck_matches_the_book(built_minibook: Path, tmp_path: Path) -> None:
     found = notes(built_minibook / "_build/minibook.apkg", tmp_path)
-    assert sorted(f[0] for _, f, _ in found) == sorted(["转置之后为什么不连续？ <span class=\"tag\">高频</span>", "grad demo：图能反传两次吗？", "GPU 计时为什么要同步？"])
+    assert sorted(f[0] for _, f, _ in found) == sorted(["转置之后为什么不连续？ <span class=\"tag\">高频</span>", "grad demo：图能反传两次吗？", "GPU 计时为什么要同步？", "手写 ReLU"])
     assert (built_minibook / "_build/html/downloads/minibook.apkg").is_file()
 
 

@@ -39,9 +39,9 @@ def project(tmp_path: Path) -> Path:
 
 def test_second_build_prose_edit_and_code_edit(project: Path) -> None:
     studyguide(project, "build", "html")
-    assert sorted(executed(project)) == sorted([SHAPE, GRAD, "book/3-advanced/performance/gpu-demo.md"])
+    assert sorted(executed(project)) == sorted([SHAPE, GRAD, "book/3-advanced/performance/gpu-demo.md", "book/1-basics/tensor/relu-from-scratch.md"])
     first = records(project)
-    assert len(first) == 3 and all(has for _, has in first)
+    assert len(first) == 4 and all(has for _, has in first)
 
     studyguide(project, "build", "html")  # second build: nothing executes, in the executor or in Sphinx
     assert executed(project) == [] and records(project) == first
@@ -57,7 +57,7 @@ def test_second_build_prose_edit_and_code_edit(project: Path) -> None:
     studyguide(project, "build", "html")  # code edit: only that page runs again
     assert executed(project) == [GRAD]
     after = records(project)
-    assert len(after) == 4 and all(has for _, has in after)
+    assert len(after) == 5 and all(has for _, has in after)
     assert "改过的代码" in page_html(project, GRAD)
 
 
@@ -102,7 +102,7 @@ def test_provenance_and_cpu_fallback_are_printed(project: Path) -> None:
     assert "CPU 回退" in html and "studyguide-cpu-fallback" in html
     assert "CPU 回退" not in page_html(project, SHAPE)
     env = (project / "_build/html/environment.html").read_text(encoding="utf-8")
-    assert "执行环境" in env and "<td><p>3</p></td>" in env
+    assert "执行环境" in env and "<td><p>4</p></td>" in env  # three questions and one exercise
 
 
 def test_a_page_that_kills_its_kernel_is_reported_at_its_cell_and_not_retried(project: Path) -> None:

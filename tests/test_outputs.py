@@ -45,7 +45,7 @@ def test_pdf_text_is_extractable_chinese_with_parts_chapters_and_numbered_sectio
 def test_pdf_prints_folded_content_provenance_and_cpu_fallback(built_minibook: Path) -> None:
     text = pdf_text(built_minibook / "_build/minibook.pdf").replace(" ", "")
     assert "调用contiguous()，它会拷贝出一块连续内存。" in text  # the dropdown's answer, printed in full
-    assert text.count("输出来源：") == 3 and "torch2." in text
+    assert text.count("输出来源：") == 4 and "torch2." in text  # three questions and one exercise
     assert "CPU回退" in text
 
 
@@ -116,7 +116,7 @@ def test_epub_metadata_and_cover(built_minibook: Path) -> None:
 def test_the_edition_is_on_the_cover_in_the_page_footers_and_in_the_epub_metadata(built_minibook: Path) -> None:
     pages = pdf_text(built_minibook / "_build/minibook.pdf").split("\f")[:-1]  # pdftotext ends each page with a form feed
     assert "0.1 版" in pages[0]  # the title page (the fixture has no git tag: the edition comes from its config)
-    assert all("0.1 版" in page for page in pages[1:])  # every page's footer (the title page has none)
+    assert all("0.1 版" in page for page in pages[1:] if not re.match(r"\s*第.部分\s*\n", page))  # every footer (part openers have none)
     meta = opf_metadata(built_minibook / "_build/minibook.epub")
     assert meta["description"] == ["迷你测试书 · 0.1 版"] and "0.1" in meta["meta"]
 
@@ -186,7 +186,7 @@ def test_chinese_search_index_is_segmented(built_minibook: Path) -> None:
 
 def test_environment_page_sums_up_the_pages(built_minibook: Path) -> None:
     text = visible_text((built_minibook / "_build/html/environment.html").read_text(encoding="utf-8"))
-    assert re.search(r"\(CPU\)|（CPU）", text) and "合计 3" in text
+    assert re.search(r"\(CPU\)|（CPU）", text) and "合计 4" in text  # three questions and one exercise
     assert "以下 1 道题的真实输出需要 GPU" in text and "GPU 计时为什么要同步？" in text
 
 
@@ -204,7 +204,7 @@ def test_selftest_pdf_lists_bare_questions_then_answers_with_links_both_ways(bui
     prompt, answer = text.index("t()之后的张量为什么不连续？"), text.index("1.1转置之后为什么不连续？")
     assert prompt < answer  # the question comes first, its answer later in the tier
     assert "答案：第1.1节，第" in text and "回到自测题" in text
-    assert pdf_text(pdf).splitlines().count("回到自测题") == 3  # one back link per answer
+    assert pdf_text(pdf).splitlines().count("回到自测题") == 4  # one back link per answer (three questions, one exercise)
     assert link_annotations(pdf) >= link_annotations(built_minibook / "_build/minibook.pdf") + 6
     assert "回到自测题" not in pdf_text(built_minibook / "_build/minibook.pdf")  # the main PDF is unchanged
     assert (built_minibook / "_build/html/downloads/minibook-selftest.pdf").is_file()
@@ -235,7 +235,7 @@ def _book_page_of(pdf: Path, title: str) -> str:
     """The printed page number where a question starts in the full book: its title with its 考点 section, not the TOC."""
     reader = PdfReader(pdf)
     pages = [p.extract_text().replace(" ", "") for p in reader.pages]
-    return next(reader.page_labels[i] for i, text in enumerate(pages) if title in text and "考点" in text)
+    return next(reader.page_labels[i] for i, text in enumerate(pages) if re.search(re.escape(title) + "(?!（第)", text) and "考点" in text)
 
 
 def test_quick_review_pdf_holds_the_answers_and_the_page_of_each_question_in_the_book(built_minibook: Path) -> None:
@@ -251,8 +251,8 @@ def test_quick_review_pdf_holds_the_answers_and_the_page_of_each_question_in_the
     targets = [a["/A"].get("/F") for page in PdfReader(quick).pages for a in page.get("/Annots", [])
                if a.get_object().get("/A", {}).get("/S") == "/GoToR"]
     proofs = text.count("证据：全书第")
-    assert proofs == 6  # the cited bullets of 先给结论 and 易错点 of the three questions (two each)
-    assert targets.count("minibook.pdf") == 3 + proofs  # each question, and each proof, links to its page in the full book
+    assert proofs == 7  # the cited bullets of 先给结论 and 易错点 of the three questions (two each) and the exercise's one
+    assert targets.count("minibook.pdf") == 4 + proofs  # each question and exercise, and each proof, links to its page in the full book
     assert all(f["emb"] == "yes" for f in pdf_fonts(quick)) and words_outside(quick) == []
     assert (built_minibook / "_build/html/downloads/minibook-quickreview.pdf").is_file()
 

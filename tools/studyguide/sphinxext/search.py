@@ -76,6 +76,12 @@ ALSO_REMOVED = ['.bd-header-article', '.onlyprint', '.bd-sidebar-secondary', '.p
                 '.studyguide-provenance', '.studyguide-cpu-fallback', '.studyguide-selftest']
 
 
+# A result found through an index entry (广播) is anchored at the entry's empty target: its text is "", and
+# searchtools.js appends null and throws. The site's copy takes that result's snippet from the whole page.
+EMPTY = 'if (text === "") return null;'
+EMPTY_FIXED = 'if (text === "") return anchor ? Search.makeSearchSummary(htmlText, keywords, "") : document.createTextNode("");'
+
+
 def snippets_from_the_page(app: Sphinx, exc: Exception | None) -> None:
     """Make the site's searchtools.js take its snippets from the page's own text."""
     if exc is not None or app.builder.name != "html":
@@ -85,11 +91,14 @@ def snippets_from_the_page(app: Sphinx, exc: Exception | None) -> None:
         return
     text = path.read_text(encoding="utf-8")
     wanted = REMOVED[:-1] + ", " + ", ".join(f'"{s}"' for s in ALSO_REMOVED) + "]"
-    if wanted in text:
-        return
-    if REMOVED not in text:
-        raise ExtensionError("searchtools.js no longer removes a list of selectors before making snippets (Sphinx changed: see studyguide/sphinxext/search.py)")
-    path.write_text(text.replace(REMOVED, wanted, 1), encoding="utf-8")
+    patched = text
+    for before, after in ((REMOVED, wanted), (EMPTY, EMPTY_FIXED)):
+        if after not in patched:
+            if before not in patched:
+                raise ExtensionError(f"searchtools.js no longer holds {before!r} (Sphinx changed: see studyguide/sphinxext/search.py)")
+            patched = patched.replace(before, after, 1)
+    if patched != text:
+        path.write_text(patched, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> None:
