@@ -107,7 +107,8 @@ def _text_area(pages: list[list[Line]]) -> tuple[float, float]:
 
 def _is_title(line: Line, size: float) -> bool:
     """A heading line: bold sans type larger than the page's text."""
-    return "Bold" in line.font and ("Sans" in line.font or "Heros" in line.font) and line.size > size * 1.05
+    font = line.font
+    return "Bold" in font and "Mono" not in font and ("Sans" in font or "Heros" in font) and line.size > size * 1.05
 
 
 def measure(pdf_path: Path, continues: str = "续下页", continued: str = "接上页") -> Report:

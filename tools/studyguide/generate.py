@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +114,7 @@ def render_selftest_tier(i: int, tier: Tier, questions: list[Question], words: L
 
 
 QUICK_DIR = "quickreview"
+MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>#$]")
 
 
 def quick_label(question_id: str) -> str:
@@ -137,7 +139,8 @@ def render_quick_tier(tier: Tier, chapters: list[tuple[Topic, list[Question]]], 
     for topic, questions in chapters:
         out += [f"## {topic.label}\n"]
         for q in questions:
-            title = words.t("quick.frequent_title", title=q.title) if q.frequent else q.title
+            plain = MARKDOWN_SPECIAL.sub(r"\\\g<0>", q.title)  # the title is plain text: __init__ must not turn bold
+            title = words.t("quick.frequent_title", title=plain) if q.frequent else plain
             out += [f"({quick_label(q.id)})=", f"### {title}\n", "```{studyguide-quick} " + q.id, "```\n"]
     return "\n".join(out)
 

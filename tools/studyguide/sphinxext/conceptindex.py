@@ -18,6 +18,7 @@ from sphinx.transforms import SphinxTransform
 HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # one level of a LaTeX index entry as Sphinx writes it: `` {key@\spxentry{key} `` or after ``!``
 LATEX_LEVEL = re.compile(r"(?<=[{!])([^@{}!|]+)@\\spxentry\{\1\}")
+API_BREAK = re.compile(r"\.(?=\w)")  # a break point after each dot of an API name in a two-column index
 LATEX_MACRO = r"\newcommand{\studyguideconcept}[1]{#1}  % an index concept, upright (API names: \sphinxcode)" + "\n"
 
 
@@ -34,10 +35,14 @@ def sort_key(term: str) -> str:
 
 
 def latex_entries(tex: str) -> str:
-    """``\\index`` commands with each concept level sorted by pinyin and set upright (API levels unchanged)."""
+    """``\\index`` commands with each concept level sorted by pinyin and set upright, and break points after the dots
+    of each API level."""
     def level(m: re.Match[str]) -> str:
         term = m.group(1)
-        return f"{sort_key(term)} {term}@\\studyguideconcept{{{term}}}" if is_concept(term) else m.group(0)
+        if is_concept(term):
+            return f"{sort_key(term)} {term}@\\studyguideconcept{{{term}}}"
+        shown = API_BREAK.sub(r"\g<0>\\allowbreak{}", term)  # a long name breaks after its dots
+        return f"{term}@\\spxentry{{{shown}}}"
 
     return LATEX_LEVEL.sub(level, tex)
 
