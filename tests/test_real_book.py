@@ -169,13 +169,18 @@ def test_every_cheat_sheet_ends_its_columns_level() -> None:
     assert not uneven, f"columns end further apart than the tallest unit (spread, unit): {uneven}"
 
 
-@pytest.mark.parametrize("edition", ["", "-quickreview", "-selftest"])
-def test_pdf_cover_running_heads_part_openers_and_middots(built: Path, edition: str) -> None:
+def sphinx_word(message: str) -> str:
+    """Sphinx's own translation of ``message`` in the book's language (what its LaTeX prints)."""
     import gettext
 
     import sphinx
 
-    release = gettext.translation("sphinx", Path(sphinx.__file__).parent / "locale", [WORDS.sphinx_language], fallback=True).gettext("Release")
+    return gettext.translation("sphinx", Path(sphinx.__file__).parent / "locale", [WORDS.sphinx_language], fallback=True).gettext(message)
+
+
+@pytest.mark.parametrize("edition", ["", "-quickreview", "-selftest"])
+def test_pdf_cover_running_heads_part_openers_and_middots(built: Path, edition: str) -> None:
+    release = sphinx_word("Release")
     part = WORDS.part(0, CONFIG.tier_list[0].label).split()[0]  # 第一部分, the first line of a part opener
     pdf = built / f"{CONFIG.basename}{edition}.pdf"
     assert print_furniture_problems(pdf, CONFIG.title, CONFIG.edition_text, release, WORDS.t("pdf.cover"), part) == []
@@ -198,16 +203,12 @@ STRETCHED_AT_MOST = {"": 44, "-selftest": 44, "-quickreview": 12}
 
 @pytest.mark.parametrize("edition", ["", "-selftest", "-quickreview", "-ereader"])
 def test_no_title_at_a_page_foot_and_splits_and_stretched_lines_within_their_ratchets(built: Path, edition: str) -> None:
-    import gettext
-
-    import sphinx
     from printmeasure import describe, measure
 
     pdf = built / f"{CONFIG.basename}{edition}.pdf"
     if edition == "-ereader" and not pdf.is_file():
         pytest.fail(f"{pdf} is missing: `make test` builds it (`make ereader`)")
-    words = gettext.translation("sphinx", Path(sphinx.__file__).parent / "locale", [WORDS.sphinx_language], fallback=True)
-    report = measure(pdf, words.gettext("continues on next page"), words.gettext("continued from previous page"))
+    report = measure(pdf, sphinx_word("continues on next page"), sphinx_word("continued from previous page"))
     print(pdf.name, report.counts())
     if edition != "-quickreview":  # the quick review prints only short cheat-sheet cells
         assert report.split_blocks > 0  # the measure sees the long blocks that may split
