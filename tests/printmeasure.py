@@ -148,3 +148,28 @@ def describe(report: Report) -> Iterator[str]:
     yield from (f"p.{p}: a code/output block split {b}+{a} lines" for p, b, a in report.bad_splits)
     yield from (f"p.{p}: title at the page foot: {t}" for p, t in report.titles_at_foot)
     yield from (f"p.{p}: stretched line: {t}" for p, t in report.stretched)
+
+
+def _ruled_pages(doc: pymupdf.Document) -> Iterator[int]:
+    """Pages that draw a stroked horizontal rule at least half the page wide (a table's rules; code boxes are fills)."""
+    for n, page in enumerate(doc):
+        width = page.rect.width
+        for drawing in page.get_drawings():
+            if drawing.get("fill") is None and any(item[0] == "l" and abs(item[1].y - item[2].y) < 0.5
+                                                    and abs(item[2].x - item[1].x) > width / 2 for item in drawing["items"]):
+                yield n
+                break
+
+
+def split_table_words(pdf_path: Path) -> list[tuple[int, str]]:
+    """Table cells (page, text) whose printed lines include a lone Chinese character broken off a longer cell."""
+    doc = pymupdf.open(pdf_path)
+    found = []
+    for n in _ruled_pages(doc):
+        for table in doc[n].find_tables().tables:
+            for row in table.extract():
+                for cell in row:
+                    lines = [ln.strip() for ln in (cell or "").splitlines() if ln.strip()]
+                    if len(lines) > 1 and any(len(ln) == 1 and _is_cjk(ln) for ln in lines):
+                        found.append((n + 1, " / ".join(lines)[:40]))
+    return found

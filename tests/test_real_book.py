@@ -216,3 +216,14 @@ def test_no_title_at_a_page_foot_and_splits_and_stretched_lines_within_their_rat
     assert len(report.bad_splits) <= BAD_SPLITS_AT_MOST[edition], "\n".join(d for d in describe(report) if "split" in d)
     if edition in STRETCHED_AT_MOST:
         assert len(report.stretched) <= STRETCHED_AT_MOST[edition], "\n".join(d for d in describe(report) if "stretched" in d)
+
+
+@pytest.mark.parametrize("edition", ["", "-ereader"])
+def test_no_table_cell_breaks_a_word_into_single_characters(built: Path, edition: str) -> None:
+    """Issue #23: on the 6-inch page a table's first column held one character per line (训/练/循/环)."""
+    from printmeasure import split_table_words
+
+    pdf = built / f"{CONFIG.basename}{edition}.pdf"
+    if edition == "-ereader" and not pdf.is_file():
+        pytest.fail(f"{pdf} is missing: `make test` builds it (`make ereader`)")
+    assert split_table_words(pdf) == []

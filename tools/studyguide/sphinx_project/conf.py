@@ -92,6 +92,7 @@ latex_elements = {
               + "}}"),  # per block, from the translator (latexrefs.VERBATIM_BREAKS)
     "sphinxsetup": f"{_WRAP_CODE}, hmargin={{2.2cm,2.2cm}}, vmargin={{2.5cm,2.5cm}}",
     "preamble": r"""
+\setlength{\tymin}{4.2em}  % a table column holds at least four CJK characters on a line, not one per line
 \usepackage{bookmark}
 \usepackage{needspace}  % titles and short code blocks are not left at a page's foot (sphinxext/latexrefs.py)
 \bookmarksetup{numbered, depth=1}

@@ -67,6 +67,20 @@ class PageRefTranslator(LaTeXTranslator):
                              f"\\def\\studyguideverbatimclub{{{10000 if head >= 2 else 150}}}\\def\\studyguideverbatimwidow{{{10000 if tail >= 2 else 150}}}")
         super().visit_literal_block(node)
 
+    def visit_table(self, node: nodes.Element) -> None:
+        """On the e-reader's page a table is a longtable of equal columns: it may break across pages, and
+        tabulary's narrow first column held one character per line."""
+        super().visit_table(node)
+        if self.config.studyguide_latex and self.table is not None:
+            self.table.classes.append("longtable")
+            self.table.has_problematic = True  # Sphinx's equal \X columns
+
+    def visit_entry(self, node: nodes.Element) -> None:
+        """On the e-reader's narrow page a table cell is ragged right: justified cells of a few characters gape."""
+        super().visit_entry(node)
+        if self.config.studyguide_latex:
+            self.body.append(r"\raggedright ")
+
     def visit_reference(self, node: nodes.Element) -> None:
         """Sphinx's reference, with its ``(page)`` suffix rewritten."""
         super().visit_reference(node)
