@@ -68,12 +68,20 @@ class PageRefTranslator(LaTeXTranslator):
         super().visit_literal_block(node)
 
     def visit_table(self, node: nodes.Element) -> None:
-        """On the e-reader's page a table is a longtable of equal columns: it may break across pages, and
-        tabulary's narrow first column held one character per line."""
+        """On the e-reader's page a table is a longtable (it may break across pages) whose columns are as wide as
+        their content allows (tabulary's narrow first column held one character per line)."""
         super().visit_table(node)
         if self.config.studyguide_latex and self.table is not None:
             self.table.classes.append("longtable")
-            self.table.has_problematic = True  # Sphinx's equal \X columns
+
+    def depart_table(self, node: nodes.Element) -> None:
+        """The e-reader table's column widths, from its cells (column_widths)."""
+        if self.config.studyguide_latex and self.table is not None:
+            widths = column_widths(node, WRAP_EREADER)
+            if widths:
+                self.table.colwidths = widths
+                self.table.classes.append("colwidths-given")
+        super().depart_table(node)
 
     def visit_entry(self, node: nodes.Element) -> None:
         """On the e-reader's narrow page a table cell is ragged right: justified cells of a few characters gape."""
@@ -108,6 +116,27 @@ VERBATIM_BREAKS = r"""
   \setbox\@tempboxa=\FV@ListProcessLine{#1}}
 \makeatother
 """
+
+
+def column_widths(table: nodes.Element, line: int) -> list[int]:
+    """Widths (in columns of ``line``) for a table's columns: a column whose widest cell fits its equal share gets
+    that width, the others share the rest equally; [] when a cell spans columns."""
+    rows = [[_width(entry.astext()) for entry in row.findall(nodes.entry)] for row in table.findall(nodes.row)]
+    if not rows or any(entry.get("morecols") for entry in table.findall(nodes.entry)) or len({len(r) for r in rows}) != 1:
+        return []
+    need = [max(col) + 2 for col in zip(*rows)]  # one CJK character of slack: the cell padding
+    room = max(line - 2 * len(need), len(need))
+    widths = [0] * len(need)
+    while True:
+        left = [i for i, w in enumerate(widths) if not w]
+        share = (room - sum(widths)) / len(left)
+        fits = [i for i in left if need[i] <= share]
+        if not fits or len(fits) == len(left):
+            for i in left:
+                widths[i] = max(1, round(need[i] if need[i] <= share else share))
+            return widths
+        for i in fits:
+            widths[i] = max(1, need[i])
 
 
 def _edge(printed: list[int]) -> int:

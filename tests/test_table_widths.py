@@ -1,0 +1,27 @@
+"""The e-reader's table column widths (latexrefs.column_widths): pure, from a docutils table."""
+
+from __future__ import annotations
+
+from docutils import nodes
+from docutils.core import publish_doctree
+from studyguide.sphinxext.latexrefs import column_widths
+
+
+def _table(rows: list[list[str]]) -> nodes.Element:
+    text = ".. list-table::\n\n" + "".join(
+        "   * - " + "\n     - ".join(row) + "\n" for row in rows)
+    return next(publish_doctree(text).findall(nodes.table))
+
+
+def test_a_short_column_keeps_its_widest_cell_and_the_long_ones_share_the_rest() -> None:
+    widths = column_widths(_table([["环节", "手段", "写法"], ["训练循环", "早停", "自己实现或用框架回调，" * 4]]), 46)
+    assert widths[0] == len("训练循环") * 2 + 2  # four CJK characters and their slack: never one per line
+    assert widths[1] == len("早停") * 2 + 2
+    assert sum(widths) == 46 - 2 * 3
+
+
+def test_columns_that_all_fit_get_their_content_and_spans_give_up() -> None:
+    assert column_widths(_table([["a", "bb"], ["ccc", "d"]]), 46) == [5, 4]
+    spanning = _table([["a", "b"], ["c", "d"]])
+    next(spanning.findall(nodes.entry))["morecols"] = 1
+    assert column_widths(spanning, 46) == []
