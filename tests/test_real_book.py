@@ -229,4 +229,5 @@ def test_no_table_cell_breaks_a_word_into_single_characters(built: Path, edition
     # a ratchet, lowered as fixed: the 6-inch PDF had 6 such cells (题/数, 环/节, 训/练/循/环 …) before the e-reader's
     # tables got widths from their cells; what is left is a header's last character ("PyTorch 中的写/法"), repeated
     # on each page the longtable spans
-    assert len(split_table_words(pdf)) <= {"": 0, "-ereader": 3}[edition], split_table_words(pdf)
+    found = split_table_words(pdf)
+    assert len(found) <= {"": 0, "-ereader": 3}[edition], found

@@ -124,7 +124,7 @@ def column_widths(table: nodes.Element, line: int) -> list[int]:
     rows = [[_width(entry.astext()) for entry in row.findall(nodes.entry)] for row in table.findall(nodes.row)]
     if not rows or any(entry.get("morecols") for entry in table.findall(nodes.entry)) or len({len(r) for r in rows}) != 1:
         return []
-    need = [max(col) + 2 for col in zip(*rows)]  # one CJK character of slack: the cell padding
+    need = [max(col) + 2 for col in zip(*rows, strict=True)]  # one CJK character of slack: the cell padding
     room = max(line - 2 * len(need), len(need))
     widths = [0] * len(need)
     while True:
@@ -136,7 +136,7 @@ def column_widths(table: nodes.Element, line: int) -> list[int]:
                 widths[i] = max(1, round(need[i] if need[i] <= share else share))
             return widths
         for i in fits:
-            widths[i] = max(1, need[i])
+            widths[i] = need[i]
 
 
 def _edge(printed: list[int]) -> int:
