@@ -13,6 +13,10 @@ from .errors import BuildError
 _MISSING_RE = re.compile(r"Missing character: There is no (\S+) \(U\+([0-9A-Fa-f]+)\)")  # log lines wrap
 _TEX_ERROR_RE = re.compile(r"^(?:\./)?([^\s:]+\.tex):(\d+): (.*)$|^! (.*)$")
 _DOC_LABEL_RE = re.compile(r"\\label\{\\detokenize\{([^{}]+?)::doc\}\}")
+# latexmk: a change of LaTeX's page count alone is no reason for another pass (sphinxext/latexpasses.py says why)
+LATEXMK_RC = r"$hash_calc_ignore_pattern{'aux'} = '^\\\\gdef ?\\\\@abspage@last\\{';"  # the line '\gdef \@abspage@last{1150}'
+_UNDEFINED = "LaTeX Warning: There were undefined references."
+LATEXMK_LOG = ".latexmk.log"  # suffix of latexmk's own report next to the .tex
 WhereFn = Callable[[Path, int], str]  # (.tex file, line) -> "book/x.md" or ""
 
 
@@ -34,9 +38,10 @@ def missing_glyphs(log: Path) -> list[str]:
 
 
 def start(folder: Path, stem: str, env: Mapping[str, str]) -> subprocess.Popen:
-    """Start latexmk (xelatex) on ``folder/stem.tex``."""
-    cmd = ["latexmk", "-pdfxe", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{stem}.tex"]
-    return subprocess.Popen(cmd, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **env})
+    """Start latexmk (xelatex) on ``folder/stem.tex``; its own report (rules run, seconds) goes to ``stem.latexmk.log``."""
+    cmd = ["latexmk", "-pdfxe", "-time", "-e", LATEXMK_RC, "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{stem}.tex"]
+    with open(folder / f"{stem}{LATEXMK_LOG}", "wb") as out:
+        return subprocess.Popen(cmd, cwd=folder, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env})
 
 
 def doc_at(tex: Path, line: int) -> str:
@@ -66,5 +71,7 @@ def finish(folder: Path, stem: str, proc: subprocess.Popen, where: WhereFn | Non
     glyphs = missing_glyphs(log)
     if glyphs:
         raise BuildError(f"PDF: the fonts lack {len(glyphs)} character(s): {' '.join(glyphs)} (write them differently or add a font with fallback; the last good PDF was kept; log: {log})")
+    if _UNDEFINED in log.read_text(encoding="utf-8", errors="replace"):
+        raise BuildError(f"PDF: LaTeX left page references undefined after its last pass (they would print another page's number; log: {log})")
     return folder / f"{stem}.pdf"
 

@@ -23,6 +23,7 @@ from . import (
     epub,
     ereader,
     fresh,
+    latexpasses,
     latexrefs,
     lightsite,
     mathcache,
@@ -68,7 +69,7 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
     quick = layout.output(editions.QUICK, "pdf").stem
     latex = dict(config.latex_elements)
     latex["extrapackages"] = latex.get("extrapackages", "") + "\\usepackage{xr-hyper}\n"  # before hyperref
-    latex["preamble"] = latex.get("preamble", "") + quickreview.latex_external(quick, sg.basename) + latex_footer(sg.edition_text)
+    latex["preamble"] = latex.get("preamble", "") + quickreview.latex_external(quick, sg.basename) + latex_footer(sg.edition_text) + latexpasses.PREAMBLE
     config.latex_elements = latex
     config.epub_basename = sg.basename
     config.epub_uid = config.epub_identifier = f"studyguide-{sg.basename}"  # an XML name: epubcheck RSC-005
