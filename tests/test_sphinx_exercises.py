@@ -1,5 +1,5 @@
 """An exercise page on the site (in-process Sphinx, no kernels): the key idea opens 参考实现, the meta line marks
-it, and the quick review gives its solution and pitfalls but not its tests."""
+it, and the quick review gives its solution and pitfalls but not its tests or the scope checks after the solution."""
 
 from __future__ import annotations
 
@@ -20,3 +20,4 @@ def test_the_exercise_page_and_its_quick_review_entry(tmp_path: Path) -> None:
     entry = quick[quick.index('id="qr-relu-from-scratch"'):]
     assert "用 clamp(min=0) 一次算完" in entry and "x.clamp(min=0)" in entry and "把 <code" in entry
     assert "test_matches_torch" not in entry and "relu_max" not in entry  # no tests, no buggy variants
+    assert "clamp_scope" in solution and "clamp_scope" not in entry  # the scope checks after the solution stay in the book

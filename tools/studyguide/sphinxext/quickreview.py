@@ -15,7 +15,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from .. import page
+from .. import exercises, page
 from ..generate import quick_label
 from . import proofs, state
 
@@ -58,6 +58,14 @@ def _body(section: nodes.section | None) -> list[nodes.Node]:
     return [c for c in section.children if not isinstance(c, nodes.title | proofs.proof_anchor)] if section is not None else []
 
 
+def _through_solution(body: list[nodes.Node]) -> list[nodes.Node]:
+    """An exercise's 参考实现 up to its solution cell: the scope checks after it stay in the full book."""
+    for i, node in enumerate(body):
+        if isinstance(node, nodes.container) and node.get("cell_metadata", {}).get("label") == exercises.SOLUTION:
+            return body[: i + 1]
+    return body
+
+
 def _clean(node: nodes.Node, question_ids: set[str]) -> nodes.Node:
     """A copy without ids (they stay unique), whose links to questions point into this edition."""
     node = node.deepcopy()  # docutils' copy: copy.deepcopy would follow .parent and copy the whole page
@@ -88,7 +96,8 @@ def _is_snippet(node: nodes.Node) -> bool:
 class FillQuick(SphinxPostTransform):
     """Replace each placeholder by the answer, 先给结论, 易错点 and cheat-sheet cell of its question.
 
-    An exercise gives its 参考实现 (the answer line, the solution and its cost) and the bullets of its 易错点.
+    An exercise gives its 参考实现 up to the solution cell (the answer line, the idea, its cost and the solution; not
+    the scope checks after it) and the bullets of its 易错点.
     """
 
     default_priority = 3  # before myst-nb picks output mime types (4) and references are resolved (10)
@@ -107,7 +116,8 @@ class FillQuick(SphinxPostTransform):
             source = self.env.get_doctree(node["docname"])
             words = st.config.locale  # type: ignore[union-attr]
             shape = book.rules.shape_of(question.kind)
-            kept = [n for n in _body(_section(source, shape.answer_section)) if not _is_snippet(n) and not isinstance(n, addnodes.index)]
+            body = _body(_section(source, shape.answer_section))
+            kept = [n for n in (_through_solution(body) if question.is_exercise else body) if not _is_snippet(n) and not isinstance(n, addnodes.index)]
             out: list[nodes.Node] = [_clean(n, ids) for n in kept]
             pitfalls = [n for n in _body(_section(source, page.PITFALLS)) if not (question.is_exercise and isinstance(n, nodes.container))]
             if pitfalls:
