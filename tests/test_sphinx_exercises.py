@@ -5,11 +5,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sphinxroot import build, make_root
+from sphinxroot import FIXTURES, build, make_root
+
+RELU = "1-basics/tensor/relu-from-scratch.md"
+SCOPE = """
+
+适用范围之外：整数张量也能算，dtype 不变。
+
+```{code-cell} python
+:label: solution-scope
+assert relu(torch.tensor([-3, 4])).tolist() == [0, 4]  # int64 的 clamp_scope
+```
+"""
 
 
 def test_the_exercise_page_and_its_quick_review_entry(tmp_path: Path) -> None:
-    app, warnings = build(make_root(tmp_path))
+    text = (FIXTURES / "minibook/book" / RELU).read_text(encoding="utf-8")
+    solution_end = text.index("```", text.index(":label: solution")) + 3
+    app, warnings = build(make_root(tmp_path, {RELU: text[:solution_end] + SCOPE + text[solution_end:]}))
     ours = [w for w in warnings.splitlines() if "relu-from-scratch" in w and "lexer" not in w and "unrecorded" not in w]
     assert ours == []  # in-process builds run no kernel: only those two warnings are expected on every page
     html = (Path(app.outdir) / "1-basics/tensor/relu-from-scratch.html").read_text(encoding="utf-8")
