@@ -61,7 +61,8 @@ def _body(section: nodes.section | None) -> list[nodes.Node]:
 def _through_solution(body: list[nodes.Node]) -> list[nodes.Node]:
     """An exercise's 参考实现 up to its solution cell: the scope checks after it stay in the full book."""
     for i, node in enumerate(body):
-        if isinstance(node, nodes.container) and node.get("cell_metadata", {}).get("label") == exercises.SOLUTION:
+        meta: dict[str, Any] = (node.get("cell_metadata") or {}) if isinstance(node, nodes.container) else {}
+        if meta.get("label") == exercises.SOLUTION:
             return body[: i + 1]
     return body
 
