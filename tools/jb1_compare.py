@@ -111,21 +111,12 @@ def write_jb1_book(root: Path, dest: Path, pages: dict[str, str], title: str) ->
 
 def write_our_book(root: Path, dest: Path, pages: dict[str, str]) -> None:
     """Our project with only these question pages (and their stored outputs); references outside them retargeted."""
-    from studyguide import generate
-    from studyguide.config import load_config
+    from studyguide.bench import copy_project
     from studyguide.notebook import STORE_DIR
 
-    config = load_config(root)
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    shutil.copy(root / "pyproject.toml", dest / "pyproject.toml")
-    for extra in ("_static", *{Path(p).parts[0] for p in config.plugins}):
-        if (root / extra).is_dir():
-            shutil.copytree(root / extra, dest / extra)
-    shutil.copytree(root / config.book_dir, dest / config.book_dir)
-    book = dest / config.book_dir
-    for generated in generate.existing_generated(book):  # made again at build time
-        (book / generated).unlink()
+    book = copy_project(root, dest)
     for qid, path in question_pages(root).items():
         if qid not in pages:
             (book / path).unlink()

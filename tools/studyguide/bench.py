@@ -21,8 +21,8 @@ from .notebook import STORE_DIR, cache_key, read_page
 from .project import Layout
 
 
-def make_book(src: Path, dest: Path, pages: int) -> int:
-    """Copy the project to ``dest`` and replicate its question pages (new ids, same code) up to ``pages``."""
+def copy_project(src: Path, dest: Path) -> Path:
+    """Copy the project's config, cover, plugins and book (without its generated pages) to ``dest``; the book's folder."""
     config = load_config(src)
     shutil.copy(src / "pyproject.toml", dest / "pyproject.toml")
     for extra_dir in ("_static", *{Path(p).parts[0] for p in config.plugins}):  # the book's cover and plugins
@@ -32,6 +32,13 @@ def make_book(src: Path, dest: Path, pages: int) -> int:
     book_dir = dest / config.book_dir
     for generated in generate.existing_generated(book_dir):  # made again at build time
         (book_dir / generated).unlink()
+    return book_dir
+
+
+def make_book(src: Path, dest: Path, pages: int) -> int:
+    """Copy the project to ``dest`` and replicate its question pages (new ids, same code) up to ``pages``."""
+    config = load_config(src)
+    book_dir = copy_project(src, dest)
     questions = load_book(book_dir, rules=Layout(dest, config).rules).questions
     total, copies = len(questions), 0
     extra: list[str] = []
