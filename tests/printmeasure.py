@@ -1,9 +1,9 @@
 """Page-break and spacing defects measured on a built PDF with PyMuPDF (characters with their fonts, and drawings).
 
-- A code block is a grey box, an output a white box with a rule on its left (conf.py); both hold monospaced
-  lines. A box that ends a page's body over LaTeX's "continues on next page" label, and the box of the same kind
-  that starts the next page's, are one split block: it is a defect
-  when it has 12 lines or fewer, or leaves fewer than 3 lines on one side.
+- A code block is a grey box, an output a white box with a rule on its left (conf.py); both hold code lines
+  (monospaced, or starting with a CJK comment or a wrap's continuation mark). A box that ends a page's body over
+  LaTeX's "continues on next page" label, and the box of the same kind that starts the next page's, are one split
+  block: it is a defect when it has 12 lines or fewer, or leaves fewer than 3 lines on one side.
 - A title (bold sans, larger than the page's text) is a defect when it sits in the last 4 lines of the text area.
 - A line of text (not code: its CJK glyphs are narrower than their two columns) is stretched when the median gap
   between its neighbouring Chinese characters exceeds a tenth of its type size.
@@ -80,21 +80,73 @@ def _lines(page: pymupdf.Page) -> list[Line]:
     return out
 
 
-def _boxes(page: pymupdf.Page, lines: list[Line]) -> list[tuple[float, float, int, int]]:
-    """(top, bottom, monospaced lines, kind) of each verbatim box of the page, top to bottom (kind: BOX_FILLS index)."""
+@dataclass(frozen=True)
+class Box:
+    """A code or output box on one page: the span of its text lines, their pitch, and the gaps from its drawn
+    rectangle to its first and last text line (a blank code line at an edge widens a gap)."""
+
+    top: float
+    bottom: float
+    lines: int  # text line slots from the first text line to the last, blank lines between them included
+    kind: int  # BOX_FILLS index
+    pitch: float
+    gap_top: float
+    gap_bottom: float
+
+
+def _boxes(page: pymupdf.Page, lines: list[Line]) -> list[Box]:
+    """The page's verbatim boxes, top to bottom."""
     found = set()
     for d in page.get_drawings():
         fill, rect = d.get("fill"), d["rect"]
         colour = tuple(round(v, 3) for v in fill) if fill else None
         if colour in BOX_FILLS and rect.width > 200:
-            inside = [ln for ln in lines if "Mono" in ln.font and rect.y0 - 1 <= ln.top and ln.bottom <= rect.y1 + 1]
+            inside = [ln for ln in lines if _in_box(ln, rect)]
             if inside:
-                found.add((inside[0].top, inside[-1].bottom, len(inside), BOX_FILLS.index(colour)))
-    merged: list[tuple[float, float, int, int]] = []
-    for box in sorted(found):
-        if not (merged and box[0] < merged[-1][1]):  # one box drawn as several shapes
+                slots, pitch = _slots(inside)
+                found.add(Box(inside[0].top, inside[-1].bottom, slots, BOX_FILLS.index(colour), pitch,
+                              round(inside[0].top - rect.y0, 1), round(rect.y1 - inside[-1].bottom, 1)))
+    merged: list[Box] = []
+    for box in sorted(found, key=lambda x: (x.top, x.bottom)):
+        if not (merged and box.top < merged[-1].bottom):  # one box drawn as several shapes
             merged.append(box)
     return merged
+
+
+def _edge_lines(box: Box, pads: dict[int, tuple[float, float, float]]) -> int:
+    """A box's printed lines, with blank code lines at its edges: each widens its gap by a pitch beyond the pad
+    (the smallest gap of the document's boxes of its kind)."""
+    top, bottom, pitch = pads[box.kind]
+    pitch = box.pitch or pitch
+    return box.lines + round((box.gap_top - top) / pitch) + round((box.gap_bottom - bottom) / pitch)
+
+
+def _pads(boxes: list[Box]) -> dict[int, tuple[float, float, float]]:
+    """Per kind of box: its smallest top and bottom gaps (no blank line there) and its median line pitch."""
+    pads = {}
+    for kind in range(len(BOX_FILLS)):
+        same = [b for b in boxes if b.kind == kind]
+        pitches = [b.pitch for b in same if b.pitch]
+        pads[kind] = (min((b.gap_top for b in same), default=0.0), min((b.gap_bottom for b in same), default=0.0),
+                      statistics.median(pitches) if pitches else 1.0)
+    return pads
+
+
+def _in_box(line: Line, rect: pymupdf.Rect) -> bool:
+    """A printed line of a code or output box: inside its rectangle. Any font: a line may start with a CJK comment
+    (the CJK font) or a wrap's continuation mark, so "monospaced lines only" undercounts a block."""
+    return rect.y0 - 1 <= line.top and line.bottom <= rect.y1 + 1 and rect.x0 - 1 <= line.chars[0][1] <= rect.x1
+
+
+def _slots(lines: list[Line]) -> tuple[int, float]:
+    """Printed lines from the first to the last, blank code lines included (the baselines' span over the pitch),
+    and the pitch (0 for one line)."""
+    bottoms = [ln.bottom for ln in lines]
+    gaps = [b - a for a, b in itertools.pairwise(bottoms)]
+    if not gaps:
+        return 1, 0.0
+    pitch = statistics.median([g for g in gaps if g <= 1.5 * min(gaps)])
+    return 1 + round((bottoms[-1] - bottoms[0]) / pitch), pitch
 
 
 def _text_area(pages: list[list[Line]]) -> tuple[float, float]:
@@ -122,23 +174,25 @@ def measure(pdf_path: Path, continues: str = "续下页", continued: str = "接�
         pages = [_lines(page) for page in doc]
         top, bottom = _text_area(pages)
         report.pages = len(pages)
+        bodies = [[ln for ln in lines if top - 2 <= ln.top and ln.bottom <= bottom + 2] for lines in pages]
+        boxes_of = [_boxes(page, body) for page, body in zip(doc, bodies, strict=True)]
+        pads = _pads([box for boxes in boxes_of for box in boxes])
         tail: tuple[int, int, int] | None = None  # (page, lines, kind) of a box that ends the previous page's body
-        for n, (page, lines) in enumerate(zip(doc, pages, strict=True), start=1):
-            body = [ln for ln in lines if top - 2 <= ln.top and ln.bottom <= bottom + 2]
-            boxes = _boxes(page, body)
-            if tail and boxes and boxes[0][3] == tail[2] and not any(ln.bottom <= boxes[0][0] and continued not in ln.text for ln in body):
+        for n, (body, boxes) in enumerate(zip(bodies, boxes_of, strict=True), start=1):
+            if tail and boxes and boxes[0].kind == tail[2] and not any(ln.bottom <= boxes[0].top and continued not in ln.text for ln in body):
                 report.split_blocks += 1
-                before, after = tail[1], boxes[0][2]
+                before, after = tail[1], _edge_lines(boxes[0], pads)
                 if before + after <= SHORT_BLOCK or min(before, after) < MIN_SIDE:
                     report.bad_splits.append((tail[0], before, after))
-            below = [ln for ln in body if boxes and ln.top >= boxes[-1][1]]
-            tail = (n, boxes[-1][2], boxes[-1][3]) if boxes and below and all(continues in ln.text for ln in below) else None
+            below = [ln for ln in body if boxes and ln.top >= boxes[-1].bottom]
+            tail = (n, _edge_lines(boxes[-1], pads), boxes[-1].kind) if boxes and below and all(continues in ln.text for ln in below) else None
             size = statistics.median([ln.size for ln in body]) if body else 10.0
             for ln in body:
                 if _is_title(ln, size) and ln.bottom > bottom - TITLE_LINES * 1.2 * size:
                     report.titles_at_foot.append((n, ln.text))
                 gaps = [b[1] - a[2] for a, b in itertools.pairwise(ln.chars) if _is_cjk(a[0]) and _is_cjk(b[0])]
-                if "Mono" not in ln.font and len(gaps) >= 4 and statistics.median(gaps) > STRETCH * ln.size:
+                in_box = any(box.top - 1 <= ln.top and ln.bottom <= box.bottom + 1 for box in boxes)  # code: CJK in two columns
+                if not in_box and "Mono" not in ln.font and len(gaps) >= 4 and statistics.median(gaps) > STRETCH * ln.size:
                     report.stretched.append((n, ln.text[:40]))
     return report
 
@@ -173,3 +227,20 @@ def split_table_words(pdf_path: Path) -> list[tuple[int, str]]:
                     if len(lines) > 1 and any(len(ln) == 1 and _is_cjk(ln) for ln in lines):
                         found.append((n + 1, " / ".join(lines)[:40]))
     return found
+
+
+def widest_code_line(pdf_path: Path) -> int:
+    """The most monospaced columns any printed line of code or output fills (a wrapped line's first part fills
+    the whole measure)."""
+    widest = 0
+    with pymupdf.open(str(pdf_path)) as doc:
+        for page in doc:
+            for block in page.get_text("rawdict")["blocks"]:
+                for line in block.get("lines", []):
+                    spans = line["spans"]
+                    chars = [c for span in spans for c in span["chars"]]
+                    if chars and all("Mono" in span["font"] for span in spans):
+                        column = chars[0]["bbox"][2] - chars[0]["bbox"][0]
+                        widest = max(widest, round((chars[-1]["bbox"][2] - chars[0]["bbox"][0]) / column))
+    return widest
+

@@ -219,6 +219,19 @@ def test_no_title_at_a_page_foot_and_splits_and_stretched_lines_within_their_rat
 
 
 @pytest.mark.parametrize("edition", ["", "-ereader"])
+def test_the_split_rules_count_code_lines_at_the_printed_width(built: Path, edition: str) -> None:
+    """The split rules count each code line's printed lines at latexrefs' width (WRAP, WRAP_EREADER): a width
+    below the printed one counted an 88-character line as two on A4, and a 15-line block broke before its last 2."""
+    from printmeasure import widest_code_line
+    from studyguide.sphinxext.latexrefs import WRAP, WRAP_EREADER
+
+    pdf = built / f"{CONFIG.basename}{edition}.pdf"
+    if edition == "-ereader" and not pdf.is_file():
+        pytest.fail(f"{pdf} is missing: `make test` builds it (`make ereader`)")
+    assert widest_code_line(pdf) == (WRAP_EREADER if edition else WRAP)
+
+
+@pytest.mark.parametrize("edition", ["", "-ereader"])
 def test_no_table_cell_breaks_a_word_into_single_characters(built: Path, edition: str) -> None:
     """Issue #23: on the 6-inch page a table's first column held one character per line (训/练/循/环)."""
     from printmeasure import split_table_words

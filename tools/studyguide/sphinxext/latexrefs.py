@@ -7,7 +7,8 @@ away from titles and short code blocks.
 - A code block of up to 12 lines asks for room for all of it, a longer one for its first 3 lines; and it tells
   LaTeX which of its logical lines hold its first and last 3 printed lines (read by the preamble's
   ``VERBATIM_BREAKS``), so that a split block leaves at least 3 lines on each side.
-- Inline code may break after '.', '(' and '/', so a long name does not stretch the spacing of its line.
+- Inline code may break after '.', '(' and '/', and at a cost inside a long name, so that it does not stretch
+  the spacing of its line.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ from sphinx.writers.latex import LaTeXTranslator
 from . import conceptindex, state
 
 CODE_BREAK = re.compile(r"[.(/](?=[^\s.(/)])")  # a break point after these in inline code, not before a space, ')' or another one
+WORD_BREAK = re.compile(r"(?<=[A-Za-z0-9]{3})(?=[A-Za-z0-9]{3})")  # inside a name, 3 letters or digits from either side
+BREAK, SOFT_BREAK = "\ue000", "\ue001"  # placeholders (private use) for the two kinds, set before the text is escaped
+WORD_PENALTY = 200  # \studyguidewordbreak: a name breaks inside only when the line would otherwise stretch a lot
 MIN_SIDE = 3  # printed lines a split block keeps on each side
-WRAP_EREADER = 46  # characters per printed code line on the 6-inch page
+WRAP_EREADER = 47  # monospaced columns per printed code line on the 6-inch page (a CJK character takes two)
 SHORT_BLOCK = 12  # lines: a block this short is never split across pages
-WRAP = 86  # characters per printed code line on the A4 page (longer lines wrap)
+WRAP = 96  # monospaced columns per printed code line on the A4 page (longer lines wrap; test_real_book measures it)
 TITLE_ROOM = {"section": 9, "subsection": 6, "subsubsection": 5}  # lines kept with a question title (and its meta lines), a section title
 
 
@@ -43,10 +47,10 @@ class PageRefTranslator(LaTeXTranslator):
         super().visit_title(node)
 
     def visit_Text(self, node: nodes.Text) -> None:
-        """Inline code may break after '.', '(' and '/' (after '_' through the preamble's \\_), so a long name
-        need not stretch the CJK spacing of its line."""
+        """Inline code may break after '.', '(' and '/' (after '_' through the preamble's \\_), and, at a cost,
+        inside a long name, so that it need not stretch the CJK spacing of its line."""
         if isinstance(node.parent, nodes.literal):
-            self.body.append(CODE_BREAK.sub(r"\g<0>\\allowbreak{}", self.encode(node.astext())))
+            self.body.append(code_breaks(self.encode(mark_breaks(node.astext()))))
         else:
             super().visit_Text(node)
 
@@ -57,14 +61,7 @@ class PageRefTranslator(LaTeXTranslator):
     def visit_literal_block(self, node: nodes.Element) -> None:
         """A code block first asks for room for all of it (up to 12 lines) or for its first 3 lines."""
         if not self.in_footnote and not self.in_parsed_literal:
-            wrap = WRAP_EREADER if self.config.studyguide_latex else WRAP
-            printed = [max(1, -(-_width(line) // wrap)) for line in node.astext().splitlines() or [""]]
-            lines = sum(printed)
-            room = lines + 2.5 if lines <= SHORT_BLOCK else 5.5  # the box's padding and rules, the output's label
-            head, tail = _edge(printed), _edge(printed[::-1])
-            self.body.append(f"\n\\Needspace*{{{room}\\baselineskip}}"
-                             f"\\def\\studyguideverbatimhead{{{head}}}\\def\\studyguideverbatimtail{{{len(printed) - tail + 1}}}"
-                             f"\\def\\studyguideverbatimclub{{{10000 if head >= 2 else 150}}}\\def\\studyguideverbatimwidow{{{10000 if tail >= 2 else 150}}}")
+            self.body.append(block_rules(node.astext(), WRAP_EREADER if self.config.studyguide_latex else WRAP))
         super().visit_literal_block(node)
 
     def visit_table(self, node: nodes.Element) -> None:
@@ -100,22 +97,68 @@ class PageRefTranslator(LaTeXTranslator):
 
 
 VERBATIM_BREAKS = r"""
-% No page break inside a code or output block's first or last 3 printed lines: before logical line k (fancyvrb's
-% FancyVerbLine, counted as lines are read) when k <= \studyguideverbatimhead or k > \studyguideverbatimtail,
-% both set by the translator before each block
+% a long name in inline code may break inside, at a cost (latexrefs.WORD_PENALTY); PDF bookmarks drop the mark
+\newcommand{\studyguidewordbreak}{\penalty""" + str(WORD_PENALTY) + r"""\relax}
+\pdfstringdefDisableCommands{\let\studyguidewordbreak\empty}
+% No page break inside a code or output block's first or last 3 printed lines. The translator sets, before each
+% block, \studyguideverbatimhead and \studyguideverbatimtail: the logical lines that hold them are 1..head and
+% tail..last. A break before a printed line of logical line k is forbidden when k <= head, or when k > tail (its
+% first printed line) or k >= tail (a later one: a wrapped line breaks inside). fancyvrb puts the penalty before
+% the box it holds from its previous call, so the rule reads that box's line (\studyguideheldline), not the counter
+% (Sphinx feeds each printed part of a wrapped line as a line of its own).
 \newcommand{\studyguideverbatimhead}{0}
 \newcommand{\studyguideverbatimtail}{100000}
 \newcommand{\studyguideverbatimclub}{150}  % fancyvrb's \clubpenalty after line 1, \widowpenalty before the last
 \newcommand{\studyguideverbatimwidow}{150}
+\newcount\studyguideheldline
+\newif\ifstudyguideheldcont
 \makeatletter
-\def\FV@ListProcessLine@iv#1{%
-  \ifnum\numexpr\value{FancyVerbLine}-1\relax>\studyguideverbatimhead\relax
-    \ifnum\numexpr\value{FancyVerbLine}-1\relax>\studyguideverbatimtail\relax\penalty\@M\else\penalty\interlinepenalty\fi
-  \else\penalty\@M\fi
+\def\studyguidehold{%
+  \ifnum\value{FancyVerbLine}=\studyguideheldline\global\studyguideheldconttrue\else\global\studyguideheldcontfalse\fi
+  \global\studyguideheldline=\value{FancyVerbLine}}
+\def\studyguidebreakpenalty{%
+  \ifnum\studyguideheldline>\studyguideverbatimhead\relax
+    \ifnum\studyguideheldline>\numexpr\studyguideverbatimtail\ifstudyguideheldcont-1\fi\relax\penalty\@M
+    \else\penalty\interlinepenalty\fi
+  \else\penalty\@M\fi}
+\let\studyguide@ListProcessLine@i\FV@ListProcessLine@i
+\def\FV@ListProcessLine@i#1{\global\studyguideheldline=\value{FancyVerbLine}\studyguide@ListProcessLine@i{#1}}
+\def\FV@ListProcessLine@ii#1{%
+  \setbox\@tempboxa=\FV@ListProcessLine{#1}\studyguidehold
+  \let\FV@ProcessLine\FV@ListProcessLine@iii}
+\def\FV@ListProcessLine@iii#1{%
+  {\advance\interlinepenalty\clubpenalty\studyguidebreakpenalty}%
   \box\@tempboxa
-  \setbox\@tempboxa=\FV@ListProcessLine{#1}}
+  \setbox\@tempboxa=\FV@ListProcessLine{#1}\studyguidehold
+  \let\FV@ProcessLine\FV@ListProcessLine@iv}
+\def\FV@ListProcessLine@iv#1{%
+  \studyguidebreakpenalty
+  \box\@tempboxa
+  \setbox\@tempboxa=\FV@ListProcessLine{#1}\studyguidehold}
 \makeatother
 """
+
+
+def block_rules(code: str, wrap: int) -> str:
+    """The LaTeX set before a code block of ``wrap`` columns: the room it asks for and the lines that hold its first
+    and last 3 printed lines (read by VERBATIM_BREAKS)."""
+    printed = [max(1, -(-_width(line) // wrap)) for line in code.splitlines() or [""]]
+    lines = sum(printed)
+    room = lines + 2.5 if lines <= SHORT_BLOCK else 5.5  # the box's padding and rules, the output's label
+    head, tail = _edge(printed), _edge(printed[::-1])
+    return (f"\n\\Needspace*{{{room}\\baselineskip}}"
+            f"\\def\\studyguideverbatimhead{{{head}}}\\def\\studyguideverbatimtail{{{len(printed) - tail + 1}}}"
+            f"\\def\\studyguideverbatimclub{{{10000 if head >= 2 else 150}}}\\def\\studyguideverbatimwidow{{{10000 if tail else 150}}}")
+
+
+def mark_breaks(code: str) -> str:
+    """Inline code with its break points marked: after '.', '(' and '/', and (softer) inside a long name."""
+    return WORD_BREAK.sub(SOFT_BREAK, CODE_BREAK.sub(lambda m: m.group() + BREAK, code))
+
+
+def code_breaks(latex: str) -> str:
+    """Escaped inline code with its marked break points as LaTeX."""
+    return latex.replace(BREAK, r"\allowbreak{}").replace(SOFT_BREAK, r"\studyguidewordbreak{}")
 
 
 def column_widths(table: nodes.Element, line: int) -> list[int]:
