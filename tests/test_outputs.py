@@ -103,7 +103,8 @@ def test_index_sorts_concepts_by_pinyin_sets_them_upright_and_files_them_under_a
 def test_a_split_code_block_keeps_three_printed_lines_on_each_side_when_its_edge_lines_wrap(built_minibook: Path) -> None:
     """Issue #23: Sphinx hands fancyvrb each printed part of a wrapped line as a line of its own, so the break rule
     must read the logical line of the box it breaks before; with the counter instead, a block broke before its
-    last, wrapped line and left 2 printed lines on the next page. The block is set at every height of a page."""
+    last, wrapped line and left 2 printed lines on the next page. The block is set at every height near a page's
+    foot, on pages with the book's header and footer (the measure finds the text area from them)."""
     import subprocess
 
     from printmeasure import measure
@@ -114,17 +115,17 @@ def test_a_split_code_block_keeps_three_printed_lines_on_each_side_when_its_edge
     wrapped = "y = '" + "a" * (WRAP + 10) + "'"  # two printed lines
     blocks = ["\n".join(["x = 1"] * 15 + [wrapped]), "\n".join([wrapped] + ["x = 1"] * 15)]
     body = []
-    for fill in range(0, 48, 2):
+    for fill in range(20, 48):  # lines of text before the block: it starts lower on each page
         for code in blocks:
             body.append("\\clearpage" + "".join(f"\\noindent 填充 {k}\\par" for k in range(fill)))
             body.append(block_rules(code, WRAP) + "\n\\begin{sphinxVerbatim}[commandchars=\\\\\\{\\}]\n" + code
                         + "\n\\end{sphinxVerbatim}\n")
-    (latex / "splits.tex").write_text(tex[: tex.index(r"\begin{document}")] + "\\begin{document}\n" + "\n".join(body)
+    (latex / "splits.tex").write_text(tex[: tex.index(r"\begin{document}")] + "\\begin{document}\\pagestyle{normal}\n" + "\n".join(body)
                                       + "\n\\end{document}\n", encoding="utf-8")
     subprocess.run(["xelatex", "-interaction=nonstopmode", "-halt-on-error", "splits.tex"], cwd=latex,
                    check=True, capture_output=True)
     report = measure(latex / "splits.pdf")
-    assert report.split_blocks >= 20, report.counts()  # most heights split the block
+    assert report.split_blocks >= 10, report.counts()  # near a page's foot the block splits
     assert report.bad_splits == [], report.bad_splits
 
 

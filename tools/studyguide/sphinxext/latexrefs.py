@@ -26,7 +26,8 @@ from . import conceptindex, state
 CODE_BREAK = re.compile(r"[.(/](?=[^\s.(/)])")  # a break point after these in inline code, not before a space, ')' or another one
 WORD_BREAK = re.compile(r"(?<=[A-Za-z0-9]{3})(?=[A-Za-z0-9]{3})")  # inside a name, 3 letters or digits from either side
 BREAK, SOFT_BREAK = "\ue000", "\ue001"  # placeholders (private use) for the two kinds, set before the text is escaped
-WORD_PENALTY = 200  # \studyguidewordbreak: a name breaks inside only when the line would otherwise stretch a lot
+WORD_PENALTY = 50  # \studyguidewordbreak: as TeX's \hyphenpenalty (a line stretched 0.1 em costs more than a break)
+CODE_WORD = re.compile(r"[A-Za-z0-9_.()\[\]=]*[._()\[=][A-Za-z0-9_.()\[\]=]*")  # a name in plain text: it holds . _ ( [ or =
 MIN_SIDE = 3  # printed lines a split block keeps on each side
 WRAP_EREADER = 47  # monospaced columns per printed code line on the 6-inch page (a CJK character takes two)
 SHORT_BLOCK = 12  # lines: a block this short is never split across pages
@@ -47,10 +48,12 @@ class PageRefTranslator(LaTeXTranslator):
         super().visit_title(node)
 
     def visit_Text(self, node: nodes.Text) -> None:
-        """Inline code may break after '.', '(' and '/' (after '_' through the preamble's \\_), and, at a cost,
-        inside a long name, so that it need not stretch the CJK spacing of its line."""
+        """Inline code, and a name in the answer line, may break after '.', '(' and '/' (after '_' through the
+        preamble's \\_), and, at a cost, inside a long name, so that it need not stretch the CJK spacing of its line."""
         if isinstance(node.parent, nodes.literal):
             self.body.append(code_breaks(self.encode(mark_breaks(node.astext()))))
+        elif isinstance(node.parent, nodes.strong) and "studyguide-answer" in node.parent.parent.get("classes", []):  # the answer line names APIs as plain text
+            self.body.append(code_breaks(self.encode(CODE_WORD.sub(lambda m: mark_breaks(m.group()), node.astext()))))
         else:
             super().visit_Text(node)
 
