@@ -180,9 +180,25 @@ def column_widths(table: nodes.Element, line: int) -> list[int]:
         if not fits or len(fits) == len(left):
             for i in left:
                 widths[i] = max(1, round(need[i] if need[i] <= share else share))
-            return widths
+            return _keep_headers(widths, table)
         for i in fits:
             widths[i] = need[i]
+
+
+def _keep_headers(widths: list[int], table: nodes.Element) -> list[int]:
+    """Widen a column to hold its header on one line ("PyTorch 中的写/法" left a character alone on every page the
+    table spans), taking the room from the widest columns, when the headers fit side by side at all."""
+    heads = [[_width(entry.astext()) + 2 for entry in row.findall(nodes.entry)]
+             for thead in table.findall(nodes.thead) for row in thead.findall(nodes.row)]
+    if len(heads) != 1 or len(heads[0]) != len(widths) or sum(heads[0]) > sum(widths):
+        return widths
+    head, widths = heads[0], list(widths)
+    for i, want in enumerate(head):
+        while widths[i] < want:
+            donor = max((j for j in range(len(widths)) if widths[j] > head[j]), key=lambda j: widths[j] - head[j])
+            widths[donor] -= 1
+            widths[i] += 1
+    return widths
 
 
 def _edge(printed: list[int]) -> int:
