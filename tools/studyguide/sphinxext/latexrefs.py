@@ -67,6 +67,14 @@ class PageRefTranslator(LaTeXTranslator):
             self.body.append(block_rules(node.astext(), WRAP_EREADER if self.config.studyguide_latex else WRAP))
         super().visit_literal_block(node)
 
+    def visit_math_block(self, node: nodes.Element) -> None:
+        """On the e-reader's page an unnumbered display formula is scaled down to the measure when it is wider (a
+        formula of the A4 width ran past the 6-inch page's edge)."""
+        if self.config.studyguide_latex and not node.get("label") and not node.get("nowrap") and not node.get("no-wrap"):
+            self.body.append(fit_display_math(node.astext()))
+            raise nodes.SkipNode
+        super().visit_math_block(node)
+
     def visit_table(self, node: nodes.Element) -> None:
         """On the e-reader's page a table is a longtable (it may break across pages) whose columns are as wide as
         their content allows (tabulary's narrow first column held one character per line)."""
@@ -152,6 +160,13 @@ def block_rules(code: str, wrap: int) -> str:
     return (f"\n\\Needspace*{{{room}\\baselineskip}}"
             f"\\def\\studyguideverbatimhead{{{head}}}\\def\\studyguideverbatimtail{{{len(printed) - tail + 1}}}"
             f"\\def\\studyguideverbatimclub{{{10000 if head >= 2 else 150}}}\\def\\studyguideverbatimwidow{{{10000 if tail else 150}}}")
+
+
+def fit_display_math(tex: str) -> str:
+    """An unnumbered display formula (paragraphs of it as lines) set at its width, or at the line's when wider."""
+    lines = r" \\ ".join(part.strip() for part in tex.split("\n\n") if part.strip())
+    return ("\n\\begin{center}\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}"
+            f"{{$\\displaystyle\\begin{{aligned}}{lines}\\end{{aligned}}$}}\\end{{center}}\n")
 
 
 def mark_breaks(code: str) -> str:
