@@ -67,7 +67,7 @@ class PageRefTranslator(LaTeXTranslator):
             self.body.append(block_rules(node.astext(), WRAP_EREADER if self.config.studyguide_latex else WRAP))
         super().visit_literal_block(node)
 
-    def visit_math_block(self, node: nodes.Element) -> None:
+    def visit_math_block(self, node: nodes.math_block) -> None:
         """On the e-reader's page an unnumbered display formula is scaled down to the measure when it is wider (a
         formula of the A4 width ran past the 6-inch page's edge)."""
         if self.config.studyguide_latex and not node.get("label") and not node.get("nowrap") and not node.get("no-wrap"):
