@@ -90,6 +90,7 @@ class Box:
     lines: int  # text line slots from the first text line to the last, blank lines between them included
     kind: int  # BOX_FILLS index
     pitch: float
+    span: float  # from the first text line's bottom to the last's
     gap_top: float
     gap_bottom: float
 
@@ -105,6 +106,7 @@ def _boxes(page: pymupdf.Page, lines: list[Line]) -> list[Box]:
             if inside:
                 slots, pitch = _slots(inside)
                 found.add(Box(inside[0].top, inside[-1].bottom, slots, BOX_FILLS.index(colour), pitch,
+                              inside[-1].bottom - inside[0].bottom,
                               round(inside[0].top - rect.y0, 1), round(rect.y1 - inside[-1].bottom, 1)))
     merged: list[Box] = []
     for box in sorted(found, key=lambda x: (x.top, x.bottom)):
@@ -114,11 +116,11 @@ def _boxes(page: pymupdf.Page, lines: list[Line]) -> list[Box]:
 
 
 def _edge_lines(box: Box, pads: dict[int, tuple[float, float, float]]) -> int:
-    """A box's printed lines, with blank code lines at its edges: each widens its gap by a pitch beyond the pad
-    (the smallest gap of the document's boxes of its kind)."""
+    """A box's printed lines, blank code lines included: its text lines' span over the document's pitch for its
+    kind (a box's own gaps can all be blank lines wide), and a pitch for each blank line at an edge (a gap wider
+    than the smallest of the document's boxes of its kind)."""
     top, bottom, pitch = pads[box.kind]
-    pitch = box.pitch or pitch
-    return box.lines + round((box.gap_top - top) / pitch) + round((box.gap_bottom - bottom) / pitch)
+    return 1 + round(box.span / pitch) + round((box.gap_top - top) / pitch) + round((box.gap_bottom - bottom) / pitch)
 
 
 def _pads(boxes: list[Box]) -> dict[int, tuple[float, float, float]]:
@@ -126,7 +128,7 @@ def _pads(boxes: list[Box]) -> dict[int, tuple[float, float, float]]:
     pads = {}
     for kind in range(len(BOX_FILLS)):
         same = [b for b in boxes if b.kind == kind]
-        pitches = [b.pitch for b in same if b.pitch]
+        pitches = [b.pitch for b in same if b.pitch]  # the median: a box whose only gap is a blank line is rare
         pads[kind] = (min((b.gap_top for b in same), default=0.0), min((b.gap_bottom for b in same), default=0.0),
                       statistics.median(pitches) if pitches else 1.0)
     return pads

@@ -113,7 +113,8 @@ def test_a_split_code_block_keeps_three_printed_lines_on_each_side_when_its_edge
     latex = built_minibook / "_build/latex"
     tex = (latex / "minibook.tex").read_text(encoding="utf-8")
     wrapped = "y = '" + "a" * (WRAP + 10) + "'"  # two printed lines
-    blocks = ["\n".join(["x = 1"] * 15 + [wrapped]), "\n".join([wrapped] + ["x = 1"] * 15)]
+    tall = "z = '" + "a" * (10 * WRAP) + "'"  # a logical line of 11 printed lines: the logical rule gives up on it
+    blocks = ["\n".join(["x = 1"] * 15 + [wrapped]), "\n".join([wrapped] + ["x = 1"] * 15), tall + "\n" + wrapped]
     body = []
     for fill in range(20, 48):  # lines of text before the block: it starts lower on each page
         for code in blocks:

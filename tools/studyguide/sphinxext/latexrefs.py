@@ -124,16 +124,23 @@ VERBATIM_BREAKS = r"""
 \newcount\studyguideheldline
 \newif\ifstudyguideheldcont
 \makeatletter
+\newcommand{\studyguideverbatimprinted}{100000}  % the block's printed lines, as the translator counts them (set before each block)
+\newcount\studyguideheldindex  % the held box's place among the block's printed lines
 \def\studyguidehold{%
   \ifnum\value{FancyVerbLine}=\studyguideheldline\global\studyguideheldconttrue\else\global\studyguideheldcontfalse\fi
-  \global\studyguideheldline=\value{FancyVerbLine}}
+  \global\studyguideheldline=\value{FancyVerbLine}\global\advance\studyguideheldindex\@ne}
+% and, whatever the logical lines, never before the 2nd or 3rd printed line or the last 2 (a logical line that
+% wraps to more than 8 printed lines gives up the logical rule, not this one)
 \def\studyguidebreakpenalty{%
-  \ifnum\studyguideheldline>\studyguideverbatimhead\relax
+  \ifnum\studyguideheldindex<4 \penalty\@M
+  \else\ifnum\studyguideheldindex>\numexpr\studyguideverbatimprinted-2\relax\penalty\@M
+  \else\ifnum\studyguideheldline>\studyguideverbatimhead\relax
     \ifnum\studyguideheldline>\numexpr\studyguideverbatimtail\ifstudyguideheldcont-1\fi\relax\penalty\@M
     \else\penalty\interlinepenalty\fi
-  \else\penalty\@M\fi}
+  \else\penalty\@M\fi\fi\fi}
 \let\studyguide@ListProcessLine@i\FV@ListProcessLine@i
-\def\FV@ListProcessLine@i#1{\global\studyguideheldline=\value{FancyVerbLine}\studyguide@ListProcessLine@i{#1}}
+\def\FV@ListProcessLine@i#1{\global\studyguideheldline=\value{FancyVerbLine}\global\studyguideheldindex=\@ne
+  \studyguide@ListProcessLine@i{#1}}
 \def\FV@ListProcessLine@ii#1{%
   \setbox\@tempboxa=\FV@ListProcessLine{#1}\studyguidehold
   \let\FV@ProcessLine\FV@ListProcessLine@iii}
@@ -159,7 +166,7 @@ def block_rules(code: str, wrap: int) -> str:
     head, tail = _edge(printed), _edge(printed[::-1])
     return (f"\n\\Needspace*{{{room}\\baselineskip}}"
             f"\\def\\studyguideverbatimhead{{{head}}}\\def\\studyguideverbatimtail{{{len(printed) - tail + 1}}}"
-            f"\\def\\studyguideverbatimclub{{{10000 if head >= 2 else 150}}}\\def\\studyguideverbatimwidow{{{10000 if tail else 150}}}")
+            f"\\def\\studyguideverbatimclub{{10000}}\\def\\studyguideverbatimwidow{{10000}}\\def\\studyguideverbatimprinted{{{lines}}}")
 
 
 def fit_display_math(tex: str) -> str:
