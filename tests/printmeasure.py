@@ -87,7 +87,6 @@ class Box:
 
     top: float
     bottom: float
-    lines: int  # text line slots from the first text line to the last, blank lines between them included
     kind: int  # BOX_FILLS index
     pitch: float
     span: float  # from the first text line's bottom to the last's
@@ -104,8 +103,7 @@ def _boxes(page: pymupdf.Page, lines: list[Line]) -> list[Box]:
         if colour in BOX_FILLS and rect.width > 200:
             inside = [ln for ln in lines if _in_box(ln, rect)]
             if inside:
-                slots, pitch = _slots(inside)
-                found.add(Box(inside[0].top, inside[-1].bottom, slots, BOX_FILLS.index(colour), pitch,
+                found.add(Box(inside[0].top, inside[-1].bottom, BOX_FILLS.index(colour), _pitch(inside),
                               inside[-1].bottom - inside[0].bottom,
                               round(inside[0].top - rect.y0, 1), round(rect.y1 - inside[-1].bottom, 1)))
     merged: list[Box] = []
@@ -140,15 +138,10 @@ def _in_box(line: Line, rect: pymupdf.Rect) -> bool:
     return rect.y0 - 1 <= line.top and line.bottom <= rect.y1 + 1 and rect.x0 - 1 <= line.chars[0][1] <= rect.x1
 
 
-def _slots(lines: list[Line]) -> tuple[int, float]:
-    """Printed lines from the first to the last, blank code lines included (the baselines' span over the pitch),
-    and the pitch (0 for one line)."""
-    bottoms = [ln.bottom for ln in lines]
-    gaps = [b - a for a, b in itertools.pairwise(bottoms)]
-    if not gaps:
-        return 1, 0.0
-    pitch = statistics.median([g for g in gaps if g <= 1.5 * min(gaps)])
-    return 1 + round((bottoms[-1] - bottoms[0]) / pitch), pitch
+def _pitch(lines: list[Line]) -> float:
+    """The distance between a box's neighbouring text lines (0 for one line); a blank code line doubles a gap."""
+    gaps = [b.bottom - a.bottom for a, b in itertools.pairwise(lines)]
+    return statistics.median([g for g in gaps if g <= 1.5 * min(gaps)]) if gaps else 0.0
 
 
 def _text_area(pages: list[list[Line]]) -> tuple[float, float]:
