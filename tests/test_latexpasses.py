@@ -65,3 +65,16 @@ def test_a_page_reference_left_undefined_after_the_last_pass_fails_the_build(tmp
     log.write_text("LaTeX Warning: There were undefined references.\n", encoding="utf-8")
     with pytest.raises(BuildError, match="undefined after its last pass"):
         latex.finish(tmp_path, "b", subprocess.Popen(["true"]))
+
+
+def test_a_build_after_a_killed_run_starts_from_a_clean_aux(tmp_path: Path) -> None:
+    (tmp_path / "k.tex").write_text("\\documentclass{article}\\begin{document}\\section{A}\\label{a}"
+                                    "See page \\pageref{a}.\\end{document}\n", encoding="utf-8")
+    env = {"TEXMFVAR": str(tmp_path / "texmf-var")}
+    assert latex.start(tmp_path, "k", env).wait() == 0  # the build was killed before it read latexmk's result
+    aux = tmp_path / "k.aux"
+    text = aux.read_text(encoding="utf-8")
+    aux.write_text(text[: text.index("\\newlabel{a}") + 15], encoding="utf-8")  # a kill cut it inside a line
+    assert latex.finish(tmp_path, "k", latex.start(tmp_path, "k", env)).is_file()
+    assert "\\newlabel{a}{{1}{1}" in aux.read_text(encoding="utf-8")
+    assert not (tmp_path / f"k{latex.RUNNING}").exists()

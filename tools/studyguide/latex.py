@@ -17,6 +17,8 @@ _DOC_LABEL_RE = re.compile(r"\\label\{\\detokenize\{([^{}]+?)::doc\}\}")
 LATEXMK_RC = r"$hash_calc_ignore_pattern{'aux'} = '^\\\\gdef ?\\\\@abspage@last\\{';"  # the line '\gdef \@abspage@last{1150}'
 _UNDEFINED = "LaTeX Warning: There were undefined references."
 LATEXMK_LOG = ".latexmk.log"  # suffix of latexmk's own report next to the .tex
+RUNNING = ".running"  # suffix of the mark a run leaves until it is finished: still there, the run was killed
+_STALE = {".fdb_latexmk", ".aux", ".xdv", ".pdf", ".toc", ".out", ".idx", ".ind", ".ilg"}  # what a broken run can leave half-written
 WhereFn = Callable[[Path, int], str]  # (.tex file, line) -> "book/x.md" or ""
 
 
@@ -40,8 +42,19 @@ def missing_glyphs(log: Path) -> list[str]:
 def start(folder: Path, stem: str, env: Mapping[str, str]) -> subprocess.Popen:
     """Start latexmk (xelatex) on ``folder/stem.tex``; its own report (rules run, seconds) goes to ``stem.latexmk.log``."""
     cmd = ["latexmk", "-pdfxe", "-time", "-e", LATEXMK_RC, "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{stem}.tex"]
+    mark = folder / f"{stem}{RUNNING}"
+    if mark.exists():  # the last run was killed: its .aux may end inside a line, which the next xelatex cannot read
+        _forget(folder, stem)
+    mark.touch()
     with open(folder / f"{stem}{LATEXMK_LOG}", "wb") as out:
         return subprocess.Popen(cmd, cwd=folder, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env})
+
+
+def _forget(folder: Path, stem: str) -> None:
+    """Remove what a failed or killed run of ``stem`` left, so that the next run starts clean."""
+    for aux in folder.glob(f"{stem}.*"):
+        if aux.suffix in _STALE:
+            aux.unlink()
 
 
 def doc_at(tex: Path, line: int) -> str:
@@ -60,10 +73,10 @@ def doc_at(tex: Path, line: int) -> str:
 def finish(folder: Path, stem: str, proc: subprocess.Popen, where: WhereFn | None = None) -> Path:
     """Wait for latexmk; return the PDF, or raise ``BuildError`` with the first error (mapped to its page) or missing glyphs."""
     log = folder / f"{stem}.log"
-    if proc.wait() != 0:
-        for aux in folder.glob(f"{stem}.*"):  # latexmk may otherwise claim "nothing to do" next time
-            if aux.suffix in {".fdb_latexmk", ".aux", ".xdv", ".pdf"}:
-                aux.unlink()
+    code = proc.wait()
+    (folder / f"{stem}{RUNNING}").unlink(missing_ok=True)
+    if code != 0:
+        _forget(folder, stem)  # latexmk may otherwise claim "nothing to do" next time
         name, line, message = tex_error(log)
         page = where(folder / name, line) if where and name else ""
         at = f"{page}: " if page else ""
