@@ -177,3 +177,43 @@ def test_check_names_characters_the_pdf_cannot_print_where_the_pdf_sets_them(tmp
         f"book/1-basics/tensor/shape-demo.md:{line}: glyph: the PDF's fonts cannot print '↔' (U+2194) (write it another way (a word, or a character the fonts have))",
         f"book/1-basics/tensor/shape-demo.md:{code_line}: glyph: the PDF's fonts cannot print '🙂' (U+1F642) (write it another way (a word, or a character the fonts have))",
     ], proc.stderr
+
+
+def _latex_processes(folder: Path) -> list[str]:
+    """Processes (latexmk, xelatex) whose working folder is ``folder``."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if Path(os.readlink(proc / "cwd")) == folder:
+                found.append((proc / "comm").read_text().strip())
+        except OSError:
+            continue
+    return found
+
+
+def test_the_pdfs_typeset_while_the_site_builds_and_stop_when_it_fails(built_minibook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from studyguide import build
+    from studyguide.book import load_book
+    from studyguide.errors import BuildError
+    from studyguide.project import open_project
+
+    root = clone_built(built_minibook, tmp_path / "mb")
+    page = root / SHAPE
+    page.write_text(page.read_text(encoding="utf-8").replace("stride 的含义。", "stride 的含义，新写的一句。"), encoding="utf-8")
+    pdf, folder = root / "_build/minibook.pdf", (root / "_build/latex").resolve()
+    before = pdf.read_bytes()
+    seen = []
+
+    def failing_html(*args: object, **kwargs: object) -> Path:
+        seen.append(_latex_processes(folder))
+        raise BuildError("html: a failure of the test")
+
+    monkeypatch.setattr(build, "build_html", failing_html)
+    layout = open_project(root)
+    book = load_book(layout.book, prefix=layout.config.book_dir, rules=layout.rules)
+    with pytest.raises(BuildError, match="a failure of the test"):
+        build.build(layout, book, ("html", "pdf"))
+    assert seen and "latexmk" in seen[0]  # xelatex was already at work while the site was being built
+    assert _latex_processes(folder) == []  # the failure stopped it
+    assert pdf.read_bytes() == before  # and nothing half-done was promoted
+    assert "新写的一句" in pdf_text(build.build_pdf(layout, book)).replace(" ", "")  # the next build starts clean

@@ -7,7 +7,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,42 +129,118 @@ def _finish(layout: Layout, stem: str, proc: subprocess.Popen) -> Path:
         raise BuildError(f"{where[0]}: {exc}{more}") from None
 
 
-def build_pdf(layout: Layout, book: Book | None = None) -> Path:
-    """Sphinx LaTeX, then latexmk with xelatex for every PDF edition of a plain run (the registry's).
+@dataclass
+class Typesetting:
+    """latexmk runs going on in the background, and what to do with their PDFs once all have ended."""
+
+    runs: dict[str, subprocess.Popen]  # edition key -> latexmk
+    done: Callable[[dict[str, subprocess.Popen]], None]  # check the results and promote the PDFs
+    waiter: threading.Thread | None = None  # starts the quick review once the book is typeset
+
+    def finish(self) -> None:
+        """Wait for every run, then check and promote (raises ``BuildError``)."""
+        if self.waiter is not None:
+            self.waiter.join()
+        for proc in list(self.runs.values()):
+            proc.wait()
+        self.done(self.runs)
+
+    def stop(self) -> None:
+        """End every run (another stage failed); nothing is promoted."""
+        for proc in list(self.runs.values()):
+            latex.stop(proc)
+        if self.waiter is not None:
+            self.waiter.join()  # the book's run has ended, so the quick review is not started now
+        for proc in list(self.runs.values()):
+            latex.stop(proc)
+
+
+def _results(layout: Layout, stems: dict[str, str], runs: dict[str, subprocess.Popen]) -> dict[str, Path]:
+    """Every run's PDF; the first failure is raised once all were read (each run's marks are cleared)."""
+    built, failures = {}, []
+    for key, proc in runs.items():
+        try:
+            built[key] = _finish(layout, stems[key], proc)
+        except BuildError as exc:
+            failures.append(exc)
+    if failures:
+        raise failures[0]
+    return built
+
+
+def prepare_pdf(layout: Layout, book: Book | None = None) -> Callable[[], Typesetting] | None:
+    """Sphinx LaTeX for every PDF edition of a plain run (the registry's); then a function that starts latexmk.
 
     The quick review starts when the book is done (it prints the book's page numbers). All PDFs are built
-    before any is promoted, and only without missing glyphs.
+    before any is promoted, and only without missing glyphs. None when the PDFs are up to date.
     """
     programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
     wanted = editions.latex_editions()
-    outputs = [layout.output(e, "pdf") for e in wanted]
-    if outputs_up_to_date(layout, outputs):
-        return layout.pdf
+    if outputs_up_to_date(layout, [layout.output(e, "pdf") for e in wanted]):
+        return None
     run_sphinx(layout, "latex", book=book)
-    folder, env = layout.outdir("latex"), _env(layout)
+    folder, env, base = layout.outdir("latex"), _env(layout), dict(os.environ)
     stems = {e.key: layout.output(e, "pdf").stem for e in wanted}
-    running = {k: latex.start(folder, stems[k], env) for k in stems if k != editions.QUICK.key}  # one per core
-    if editions.QUICK.key in stems and running[editions.BOOK.key].wait() == 0:
-        running[editions.QUICK.key] = latex.start(folder, stems[editions.QUICK.key], env)
-    for proc in running.values():
-        proc.wait()  # all finish before any error is raised: no stray xelatex
-    built = {k: _finish(layout, stems[k], proc) for k, proc in running.items()}
-    for edition in wanted:
-        dest = layout.output(edition, "pdf")
-        promote(built[edition.key], dest, layout.downloads / dest.name)
+    runs: dict[str, subprocess.Popen] = {}
+
+    def quick() -> None:
+        if runs[editions.BOOK.key].wait() == 0:
+            runs[editions.QUICK.key] = latex.start(folder, stems[editions.QUICK.key], env, base)
+
+    def done(runs: dict[str, subprocess.Popen]) -> None:
+        built = _results(layout, stems, runs)
+        for edition in wanted:
+            dest = layout.output(edition, "pdf")
+            promote(built[edition.key], dest, layout.downloads / dest.name)
+
+    def launch() -> Typesetting:
+        runs.update({k: latex.start(folder, stems[k], env) for k in stems if k != editions.QUICK.key})  # one per core
+        waiter = threading.Thread(target=quick, daemon=True) if editions.QUICK.key in stems else None
+        if waiter is not None:
+            waiter.start()
+        return Typesetting(runs, done, waiter)
+
+    return launch
+
+
+def prepare_ereader(layout: Layout, book: Book | None = None) -> Callable[[], Typesetting] | None:
+    """Sphinx LaTeX with the e-reader settings; then a function that starts its latexmk. None when it is up to date."""
+    programs.require("e-reader PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
+    if outputs_up_to_date(layout, [layout.ereader]):
+        return None
+    run_sphinx(layout, "latex", settings={"studyguide_latex": editions.EREADER.key}, book=book)
+    stem = layout.ereader.stem
+
+    def done(runs: dict[str, subprocess.Popen]) -> None:
+        built = _results(layout, {editions.EREADER.key: stem}, runs)
+        promote(built[editions.EREADER.key], layout.ereader, layout.downloads / layout.ereader.name)
+
+    return lambda: Typesetting({editions.EREADER.key: latex.start(layout.outdir("latex"), stem, _env(layout))}, done)
+
+
+def build_pdf(layout: Layout, book: Book | None = None) -> Path:
+    """Every PDF edition of a plain run, typeset and promoted."""
+    launch = prepare_pdf(layout, book)
+    if launch is not None:
+        _finish_or_stop(launch())
     return layout.pdf
 
 
 def build_ereader(layout: Layout, book: Book | None = None) -> Path:
-    """The e-reader PDF: a LaTeX run of its own with the e-reader settings; promoted only on success."""
-    programs.require("e-reader PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
-    if outputs_up_to_date(layout, [layout.ereader]):
-        return layout.ereader
-    run_sphinx(layout, "latex", settings={"studyguide_latex": editions.EREADER.key}, book=book)
-    stem = layout.ereader.stem
-    built = _finish(layout, stem, latex.start(layout.outdir("latex"), stem, _env(layout)))
-    promote(built, layout.ereader, layout.downloads / layout.ereader.name)
+    """The e-reader PDF, typeset and promoted only on success."""
+    launch = prepare_ereader(layout, book)
+    if launch is not None:
+        _finish_or_stop(launch())
     return layout.ereader
+
+
+def _finish_or_stop(job: Typesetting) -> None:
+    """Finish ``job``; when this process is interrupted meanwhile, stop its runs first."""
+    try:
+        job.finish()
+    except BaseException:
+        job.stop()
+        raise
 
 
 def build_epub(layout: Layout, book: Book | None = None) -> Path:
@@ -245,15 +323,38 @@ def build_practice(layout: Layout, book: Book) -> Path:
 
 
 def build(layout: Layout, book: Book, formats: tuple[str, ...] = editions.DEFAULT_FORMATS, jobs: int = 1) -> BuildReport:
-    """Build the requested formats in the registry's order; each is timed."""
-    report = BuildReport()
+    """Build the requested formats; each is timed from its start to its end.
+
+    The PDFs' Sphinx runs come first (they share a folder); then their xelatex runs go on in the background while
+    the other formats build (they take the most time, one core each). Should any stage fail, the runs are stopped.
+    """
     steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book), "practice": lambda: build_practice(layout, book),
-             "html": lambda: build_html(layout, jobs, book), "epub": lambda: build_epub(layout, book),
-             "pdf": lambda: build_pdf(layout, book), "ereader": lambda: build_ereader(layout, book)}
-    for fmt in FORMATS:
-        if fmt not in formats:
-            continue
-        start = time.monotonic()
-        steps[fmt]()
-        report.seconds[fmt] = round(time.monotonic() - start, 2)
-    return report
+             "html": lambda: build_html(layout, jobs, book), "epub": lambda: build_epub(layout, book)}
+    prepares = {"pdf": prepare_pdf, "ereader": prepare_ereader}
+    seconds: dict[str, float] = {}
+    pending: list[tuple[str, float, Typesetting]] = []
+    try:
+        launches = []
+        for fmt in ("pdf", "ereader"):
+            if fmt in formats:
+                began = time.monotonic()
+                launch = prepares[fmt](layout, book)
+                if launch is None:
+                    seconds[fmt] = round(time.monotonic() - began, 2)
+                else:
+                    launches.append((fmt, began, launch))
+        for fmt, began, launch in launches:
+            pending.append((fmt, began, launch()))
+        for fmt in FORMATS:
+            if fmt in formats and fmt in steps:
+                began = time.monotonic()
+                steps[fmt]()
+                seconds[fmt] = round(time.monotonic() - began, 2)
+        for fmt, began, job in pending:
+            job.finish()
+            seconds[fmt] = round(time.monotonic() - began, 2)
+    except BaseException:
+        for _, _, job in pending:
+            job.stop()
+        raise
+    return BuildReport({fmt: seconds[fmt] for fmt in FORMATS if fmt in seconds})

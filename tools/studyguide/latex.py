@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,7 +20,7 @@ LATEXMK_RC = r"$hash_calc_ignore_pattern{'aux'} = '^\\\\gdef ?\\\\@abspage@last\
 _UNDEFINED = "LaTeX Warning: There were undefined references."
 LATEXMK_LOG = ".latexmk.log"  # suffix of latexmk's own report next to the .tex
 RUNNING = ".running"  # suffix of the mark a run leaves until it is finished: still there, the run was killed
-_STALE = {".fdb_latexmk", ".aux", ".xdv", ".pdf", ".toc", ".out", ".idx", ".ind", ".ilg"}  # what a broken run can leave half-written
+_STALE = {".fdb_latexmk", ".aux", ".xdv", ".pdf"}  # removed after a failed run: latexmk may otherwise claim "nothing to do"
 WhereFn = Callable[[Path, int], str]  # (.tex file, line) -> "book/x.md" or ""
 
 
@@ -39,22 +41,27 @@ def missing_glyphs(log: Path) -> list[str]:
     return sorted({m.group(1) for m in _MISSING_RE.finditer(text)})
 
 
-def start(folder: Path, stem: str, env: Mapping[str, str]) -> subprocess.Popen:
-    """Start latexmk (xelatex) on ``folder/stem.tex``; its own report (rules run, seconds) goes to ``stem.latexmk.log``."""
+def start(folder: Path, stem: str, env: Mapping[str, str], base: Mapping[str, str] | None = None) -> subprocess.Popen:
+    """Start latexmk (xelatex) on ``folder/stem.tex`` in a process group of its own, with ``env`` over ``base``
+    (default: this process's environment); its own report (rules run, seconds) goes to ``stem.latexmk.log``."""
     cmd = ["latexmk", "-pdfxe", "-time", "-e", LATEXMK_RC, "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{stem}.tex"]
     mark = folder / f"{stem}{RUNNING}"
     if mark.exists():  # the last run was killed: its .aux may end inside a line, which the next xelatex cannot read
-        _forget(folder, stem)
+        for left in folder.glob(f"{stem}.*"):
+            if left.suffix != ".tex":
+                left.unlink()  # latexmk trusts the .log and .fls it finds: nothing half-written may stay
     mark.touch()
     with open(folder / f"{stem}{LATEXMK_LOG}", "wb") as out:
-        return subprocess.Popen(cmd, cwd=folder, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env})
+        return subprocess.Popen(cmd, cwd=folder, stdout=out, stderr=subprocess.STDOUT, env={**(os.environ if base is None else base), **env},
+                                start_new_session=True)
 
 
-def _forget(folder: Path, stem: str) -> None:
-    """Remove what a failed or killed run of ``stem`` left, so that the next run starts clean."""
-    for aux in folder.glob(f"{stem}.*"):
-        if aux.suffix in _STALE:
-            aux.unlink()
+def stop(proc: subprocess.Popen) -> None:
+    """End a run that :func:`start` began, xelatex included, and wait for it (its ``.running`` mark stays)."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait()
 
 
 def doc_at(tex: Path, line: int) -> str:
@@ -76,7 +83,9 @@ def finish(folder: Path, stem: str, proc: subprocess.Popen, where: WhereFn | Non
     code = proc.wait()
     (folder / f"{stem}{RUNNING}").unlink(missing_ok=True)
     if code != 0:
-        _forget(folder, stem)  # latexmk may otherwise claim "nothing to do" next time
+        for aux in folder.glob(f"{stem}.*"):
+            if aux.suffix in _STALE:
+                aux.unlink()
         name, line, message = tex_error(log)
         page = where(folder / name, line) if where and name else ""
         at = f"{page}: " if page else ""
