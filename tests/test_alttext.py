@@ -34,23 +34,38 @@ def test_an_alternative_must_follow_a_cell_and_say_something() -> None:
     assert _problems(twice) == [f"{lines.index('```{plot-alt}') + 5}: follows no code cell"]  # one sentence per cell
 
 
-def _stored(tmp: Path, drawing: list[bool]) -> Path:
+def _stored(tmp: Path, sources: list[str], drawing: list[bool]) -> Path:
     image = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
-    cells = [nbformat.v4.new_code_cell("x", outputs=[image] if d else []) for d in drawing]
+    cells = [nbformat.v4.new_code_cell(s, outputs=[image] if d else []) for s, d in zip(sources, drawing, strict=True)]
     nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp / "q1.ipynb")
     return tmp
 
 
+TWO_CELLS = BODY.format(ref="q1").replace("## 易错点", PLOT.format(text="一条曲线。") + "```{code-cell} python\nprint(2)\n```\n\n## 易错点", 1)
+
+
 @pytest.mark.parametrize("drawing, expected", [
-    ([True, True], ["code cell 2 draws a plot with no text alternative"]),
+    ([True, True], ["code cell 3 draws a plot with no text alternative"]),
     ([True, False], []),
     ([False, False], []),  # an alternative over a cell that draws nothing names no image: harmless
 ])
 def test_each_drawing_cell_has_an_alternative_and_no_other(tmp_path: Path, drawing: list[bool], expected: list[str]) -> None:
-    body = BODY.format(ref="q1").replace("## 易错点", PLOT.format(text="一条曲线。") + "```{code-cell} python\nprint(2)\n```\n\n## 易错点", 1)
-    book = parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q1.md": page(body=body)})
-    found = alttext.problems(book, "book", notebook.read_stored(book, _stored(tmp_path, [False, *drawing])))  # the page's first cell is the cheat sheet
-    assert [p.message for p in found] == [m.replace("cell 2", "cell 3").replace("cell 1", "cell 2") for m in expected]
+    book = parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q1.md": page(body=TWO_CELLS)})
+    sources = [c.source for c in book.pages["q1"].cells]  # the page's first cell is the cheat sheet
+    found = alttext.problems(book, "book", notebook.read_stored(book, _stored(tmp_path, sources, [False, *drawing])))
+    assert [p.message for p in found] == expected
+
+
+def test_a_cell_added_before_a_plot_since_the_page_ran_does_not_move_the_plot(tmp_path: Path) -> None:
+    book = parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q1.md": page(body=TWO_CELLS)})
+    ran = [c.source for c in book.pages["q1"].cells]
+    added = TWO_CELLS.replace("```{code-cell} python\nprint(1)", "```{code-cell} python\nprint(0)\n```\n\n```{code-cell} python\nprint(1)", 1)
+    book = parse_book({"topics.yml": TOPICS_YML, "1-basics/tensor/q1.md": page(body=added)})
+    assert len(book.pages["q1"].cells) == len(ran) + 1
+    stored = notebook.read_stored(book, _stored(tmp_path, ran, [False, True, False]))  # stored before the new cell
+    assert alttext.problems(book, "book", stored) == []  # the plot is still the cell its sentence follows
+    edited = notebook.read_stored(book, _stored(tmp_path, [ran[0], "print(9)", ran[2]], [False, True, True]))
+    assert [p.message for p in alttext.problems(book, "book", edited)] == ["code cell 4 draws a plot with no text alternative"]
 
 
 @pytest.mark.build

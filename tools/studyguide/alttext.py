@@ -32,6 +32,22 @@ def drawing_cells(nb: Any) -> list[int]:
     return [i for i, c in enumerate(code) if any(t in o.get("data", {}) for o in c.get("outputs", []) for t in IMAGE_TYPES)]
 
 
+def page_cells(nb: Any, sources: list[str], stored: list[int]) -> list[int]:
+    """The page's code cells (indexes) that the stored cells ``stored`` are: found by their source, so that cells
+    added or edited since the page last ran do not move a plot onto another cell (an edited one is left out)."""
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    if code == sources:
+        return stored
+    taken: set[int] = set()
+    found = []
+    for i in stored:
+        same = [j for j, source in enumerate(sources) if source == code[i] and j not in taken]
+        if same:
+            taken.add(same[0])
+            found.append(same[0])
+    return found
+
+
 def problems(book: Any, prefix: str, stored: dict[str, Any]) -> list[Problem]:
     """Cells whose stored output holds a plot with no text alternative after them."""
     found = []
@@ -39,10 +55,11 @@ def problems(book: Any, prefix: str, stored: dict[str, Any]) -> list[Problem]:
         parsed = book.pages.get(q.id)
         if parsed is None or q.id not in stored:
             continue
-        drawing = set(drawing_cells(stored[q.id]))
+        nb = stored[q.id]
+        drawing = set(page_cells(nb, [c.source for c in parsed.cells], drawing_cells(nb)))
         alts = {cell for _, cell, _ in parsed.outline.plot_alts if cell is not None}
         lines = [c.line for c in parsed.cells]
         where = f"{prefix}/{q.path}"
         for i in sorted(drawing - alts):
-            found.append(Problem(where, lines[i] if i < len(lines) else 1, PLOT_ALT, f"code cell {i + 1} draws a plot with no text alternative", HINT))
+            found.append(Problem(where, lines[i], PLOT_ALT, f"code cell {i + 1} draws a plot with no text alternative", HINT))
     return found
