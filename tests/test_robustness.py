@@ -217,3 +217,20 @@ def test_the_pdfs_typeset_while_the_site_builds_and_stop_when_it_fails(built_min
     assert _latex_processes(folder) == []  # the failure stopped it
     assert pdf.read_bytes() == before  # and nothing half-done was promoted
     assert "新写的一句" in pdf_text(build.build_pdf(layout, book)).replace(" ", "")  # the next build starts clean
+
+
+def test_the_site_is_published_only_when_the_pdfs_it_links_are_built(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    site = root / "_build/html/1-basics/tensor/shape-demo.html"
+    before = site.read_bytes()
+    page = root / SHAPE
+    text = page.read_text(encoding="utf-8").replace("stride 的含义。", "stride 的含义，新写的一句。")
+    page.write_text(text.replace("## 易错点", "```{raw} latex\n\\undefinedmacroxyz\n```\n\n## 易错点"), encoding="utf-8")
+    with (root / "pyproject.toml").open("a", encoding="utf-8") as f:
+        f.write("allow_raw_latex = true\n")
+    proc = studyguide(root, "build", "html", "pdf", check=False)
+    assert proc.returncode == 1 and "Undefined control sequence" in proc.stderr
+    assert site.read_bytes() == before  # the site built, but the PDF it links failed: the last good site stays
+    page.write_text(text, encoding="utf-8")
+    studyguide(root, "build", "html", "pdf")
+    assert "新写的一句" in site.read_text(encoding="utf-8")

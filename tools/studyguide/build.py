@@ -257,12 +257,20 @@ def build_epub(layout: Layout, book: Book | None = None) -> Path:
     return layout.epub
 
 
-def build_html(layout: Layout, jobs: int = 1, book: Book | None = None) -> Path:
-    """The website, built in its own working folder and copied over the site only when Sphinx succeeded."""
+def build_html(layout: Layout, jobs: int = 1, book: Book | None = None, coming: tuple[str, ...] = (), publish: bool = True) -> Path:
+    """The website, built in its own working folder and copied over the site only when Sphinx succeeded (by
+    :func:`publish_html`, left to the caller when ``publish`` is False). ``coming``: keys of the on-request
+    editions this build is making, which the site links already."""
     programs.require("website math", programs.MATH)
-    run_sphinx(layout, "html", jobs, book=book)
-    sync_tree(layout.outdir("html"), layout.html, keep=("downloads",))
+    run_sphinx(layout, "html", jobs, settings={"studyguide_coming": ",".join(coming)} if coming else None, book=book)
+    if publish:
+        publish_html(layout)
     return layout.html / "index.html"
+
+
+def publish_html(layout: Layout) -> None:
+    """Copy the built website over the site (the downloads stay)."""
+    sync_tree(layout.outdir("html"), layout.html, keep=("downloads",))
 
 
 def sync_tree(src: Path, dest: Path, keep: tuple[str, ...] = ()) -> None:
@@ -326,13 +334,15 @@ def build(layout: Layout, book: Book, formats: tuple[str, ...] = editions.DEFAUL
     """Build the requested formats; each is timed from its start to its end.
 
     The PDFs' Sphinx runs come first (they share a folder); then their xelatex runs go on in the background while
-    the other formats build (they take the most time, one core each). Should any stage fail, the runs are stopped.
+    the other formats build (they take the most time, one core each). The site, which links the PDFs, is published
+    when they are done. Should any stage fail, the runs are stopped and the site is not published.
     """
+    pending: list[tuple[str, float, Typesetting]] = []
+    coming = () if "ereader" not in formats else (editions.EREADER.key,)
     steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book), "practice": lambda: build_practice(layout, book),
-             "html": lambda: build_html(layout, jobs, book), "epub": lambda: build_epub(layout, book)}
+             "html": lambda: build_html(layout, jobs, book, coming, publish=not pending), "epub": lambda: build_epub(layout, book)}
     prepares = {"pdf": prepare_pdf, "ereader": prepare_ereader}
     seconds: dict[str, float] = {}
-    pending: list[tuple[str, float, Typesetting]] = []
     try:
         launches = []
         for fmt in ("pdf", "ereader"):
@@ -353,6 +363,8 @@ def build(layout: Layout, book: Book, formats: tuple[str, ...] = editions.DEFAUL
         for fmt, began, job in pending:
             job.finish()
             seconds[fmt] = round(time.monotonic() - began, 2)
+        if pending and "html" in formats:
+            publish_html(layout)
     except BaseException:
         for _, _, job in pending:
             job.stop()

@@ -98,12 +98,13 @@ class Layout:
 
         return dataclasses.replace(self.config.rules, blocks=frozenset(self.blocks))
 
-    def downloads_list(self) -> list[tuple[str, str]]:
-        """(file name, locale key) of every download, in the order the site lists them; on-request ones and the practice pack once built."""
+    def downloads_list(self, coming: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+        """(file name, locale key) of every download, in the order the site lists them; on-request ones once built
+        (or ``coming``: being built), the practice pack once built."""
         out = []
         for key, fmt in editions.DOWNLOAD_ORDER:
             edition = editions.by_key(key)
-            if edition.on_request and not self.output(edition, fmt).is_file():
+            if edition.on_request and key not in coming and not self.output(edition, fmt).is_file():
                 continue
             out.append((self.output(edition, fmt).name, dict(edition.downloads)[fmt]))
         pack = [(self.practice.name, "site.download_practice")] if self.practice.is_file() else []  # a book with exercises

@@ -84,7 +84,8 @@ def configure(app: Sphinx, config: SphinxConfig) -> None:
     config.nb_execution_cache_path = str(layout.cache)
     config.nb_execution_timeout = sg.cell_timeout
     config.templates_path = [*config.templates_path, TEMPLATES]
-    downloads = [(name, words.t(key)) for name, key in layout.downloads_list()]
+    coming = frozenset(config.studyguide_coming.split(",")) - {""}  # on-request editions this build is typesetting
+    downloads = [(name, words.t(key)) for name, key in layout.downloads_list(coming)]
     config.html_context = {**config.html_context, "studyguide_downloads": downloads, "studyguide_words": {
         k.removeprefix("site."): v for k, v in words.strings.items() if k.startswith("site.")}, "studyguide_lang": words.html_lang}
 
@@ -118,6 +119,7 @@ def add_site_script(app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the extension's events, directive, nodes and transforms."""
     app.add_config_value("studyguide_root", "", "env", types=frozenset({str}))
+    app.add_config_value("studyguide_coming", "", "", types=frozenset({str}))  # keys of on-request editions being built
     app.connect("config-inited", configure, priority=100)
     app.connect("env-before-read-docs", load_metadata)
     app.connect("builder-inited", add_site_script)
