@@ -234,3 +234,15 @@ def test_the_site_is_published_only_when_the_pdfs_it_links_are_built(built_minib
     page.write_text(text, encoding="utf-8")
     studyguide(root, "build", "html", "pdf")
     assert "新写的一句" in site.read_text(encoding="utf-8")
+
+
+def test_a_pdf_is_rebuilt_when_the_doctrees_are_gone(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    pdf = root / "_build/minibook.pdf"
+    stamp = pdf.stat().st_mtime_ns
+    shutil.rmtree(root / "_build/doctrees")  # the next Sphinx run writes them anew, newer than the PDF
+    studyguide(root, "build", "pdf")
+    assert pdf.stat().st_mtime_ns != stamp
+    stamp = pdf.stat().st_mtime_ns
+    studyguide(root, "build", "pdf")
+    assert pdf.stat().st_mtime_ns == stamp  # and then a rebuild is a no-op again

@@ -87,8 +87,8 @@ def outputs_up_to_date(layout: Layout, outputs: list[Path]) -> bool:
 
     Sphinx's LaTeX builder rewrites every page on every run; skipping it keeps a no-op rebuild fast.
     """
-    if not all(p.is_file() for p in outputs):
-        return False
+    if not all(p.is_file() for p in outputs) or not (layout.doctrees / "environment.pickle").is_file():
+        return False  # without doctrees the next Sphinx run writes them anew, newer than every output
     tool = Path(__file__).resolve().parent
     inputs = [layout.doctrees / "environment.pickle", layout.root / "pyproject.toml", layout.root / "conf.py",
               *tool.rglob("*.py"), *tool.rglob("*.toml"), *(SPHINX_PROJECT / "_static").rglob("*"),
