@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from studyguide import bench
+from studyguide.book import load_book
+
+from conftest import FIXTURES
 
 
 def figures(scale: float) -> dict[str, float]:
@@ -28,3 +35,16 @@ def test_a_stage_that_grows_faster_than_linear_or_misses_its_target_is_reported(
     over["noop"] = 9.0
     _, missed = bench.report({150: over})
     assert missed == ["noop 9.0 over its target 8 at 150 pages"]
+
+
+def test_a_book_larger_than_asked_is_cut_without_breaking_a_link_or_emptying_a_chapter(tmp_path: Path) -> None:
+    src = FIXTURES / "minibook"
+    dest = tmp_path / "three"
+    dest.mkdir()
+    assert bench.make_book(src, dest, 3) == 3
+    book = load_book(dest / "book")
+    assert sorted(q.id for q in book.questions) == ["gpu-demo", "grad-demo", "shape-demo"]  # the exercise is neither linked nor alone
+    assert not list((dest / "book").rglob("relu-from-scratch.md"))
+    (tmp_path / "two").mkdir()
+    with pytest.raises(SystemExit, match="cannot cut the book to 2 pages"):
+        bench.make_book(src, tmp_path / "two", 2)

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import nbformat
 
-from . import generate
-from .book import load_book
+from . import generate, page, safety
+from .book import load_book, read_sources
 from .config import load_config
 from .notebook import STORE_DIR, cache_key, read_page
 from .project import Layout
+from .schema import Question
 
 
 def copy_project(src: Path, dest: Path) -> Path:
@@ -39,7 +40,13 @@ def make_book(src: Path, dest: Path, pages: int) -> int:
     """Copy the project to ``dest`` and replicate its question pages (new ids, same code) up to ``pages``."""
     config = load_config(src)
     book_dir = copy_project(src, dest)
-    questions = load_book(book_dir, rules=Layout(dest, config).rules).questions
+    rules = Layout(dest, config).rules
+    questions = load_book(book_dir, rules=rules).questions
+    if len(questions) > pages:
+        for q in _dropped(book_dir, questions, pages, rules.shape):
+            (book_dir / q.path).unlink()
+            (book_dir / STORE_DIR / f"{q.id}.ipynb").unlink(missing_ok=True)
+        questions = load_book(book_dir, rules=rules).questions
     total, copies = len(questions), 0
     extra: list[str] = []
     while total < pages:
@@ -66,6 +73,23 @@ def make_book(src: Path, dest: Path, pages: int) -> int:
         for topic in sorted(set(extra)):
             vocab.write(f"{topic}:\n  label: 基准测试副本 {topic[6:]}\n")
     return total
+
+
+def _dropped(book_dir: Path, questions: tuple[Question, ...], pages: int, shape: page.Shape) -> list[Question]:
+    """Questions to remove, last first, so that ``pages`` remain, no kept page links to a removed one and no chapter empties."""
+    links = {rel: {safety.role_target(c) for _, name, c in page.parse(text, shape).roles if name in page.REF_ROLES}
+             for rel, text in read_sources(book_dir).items() if rel.endswith(".md")}
+    kept, dropped = list(questions), []
+    for q in reversed(questions):
+        if len(kept) == pages:
+            return dropped
+        chapter_left = sum(k.chapter == q.chapter for k in kept) > 1
+        linked = any(q.id in targets or q.path in targets for rel, targets in links.items() if rel != q.path)
+        if chapter_left and not linked:
+            kept.remove(q)
+            dropped.append(q)
+            links.pop(q.path, None)
+    raise SystemExit(f"bench: cannot cut the book to {pages} pages (every other page is linked to or alone in its chapter)")
 
 
 def _mark_first_cell(text: str, mark: str) -> str:
