@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
+from conftest import FIXTURES
 from studyguide import bench
 from studyguide.book import load_book
-
-from conftest import FIXTURES
 
 
 def figures(scale: float) -> dict[str, float]:

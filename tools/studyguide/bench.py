@@ -79,7 +79,7 @@ def _dropped(book_dir: Path, questions: tuple[Question, ...], pages: int, shape:
     """Questions to remove, last first, so that ``pages`` remain, no kept page links to a removed one and no chapter empties."""
     links = {rel: {safety.role_target(c) for _, name, c in page.parse(text, shape).roles if name in page.REF_ROLES}
              for rel, text in read_sources(book_dir).items() if rel.endswith(".md")}
-    kept, dropped = list(questions), []
+    kept, dropped = list(questions), list[Question]()
     for q in reversed(questions):
         if len(kept) == pages:
             return dropped

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 
-from . import alttext, cells, exercises, frontmatter, notebook, page, safety, schema
+from . import alttext, cells, exercises, frontmatter, notebook, page, parsememo, safety, schema
 from .errors import BookError, Problem, did_you_mean
 from .schema import Question, Tier, Topic
 
@@ -237,11 +237,27 @@ def _refuse_loads(text: str, outline: page.Outline, rel: str) -> str:
     return "\n".join(lines)
 
 
-def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collection[str] | None = None, rules: Rules = Rules()) -> Book:
+def _parse_page_once(memo: MutableMapping[str, Any] | None, rel: str, text: str, topics: Mapping[str, Topic], prefix: str,
+                     rules: Rules) -> tuple[Question | None, Parsed | None, list[Problem]]:
+    """``parse_page``, or its result for the same inputs from ``memo``."""
+    if memo is None:
+        return parse_page(rel, text, topics, prefix, rules)
+    key = parsememo.key(rel, text, topics, prefix, rules)
+    if key in memo:
+        return memo[key]
+    found = parse_page(rel, text, topics, prefix, rules)
+    if found[1] is None or not found[1].outline.code_loads:  # a cell that loads a file depends on more than the text
+        memo[key] = found
+    return found
+
+
+def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collection[str] | None = None, rules: Rules = Rules(),
+               memo: MutableMapping[str, Any] | None = None) -> Book:
     """Parse all sources into a ``Book``; raise ``BookError`` listing every problem at once.
 
     With ``only`` (paths in the book), the book holds just those pages and only their problems count:
-    an author can check and run a page while other pages are half written.
+    an author can check and run a page while other pages are half written. With ``memo`` (see ``parsememo``),
+    a page parsed before with the same text, topics, rules and code is taken from it.
     """
     if only is not None:
         sources = {rel: text for rel, text in sources.items() if rel == TOPICS_FILE or rel in only}
@@ -260,7 +276,7 @@ def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collectio
                 folders = ", ".join(f"{t.folder}/" for t in rules.tiers)
                 problems.append(Problem(f"{prefix}/{rel}", fm.line(schema.NAMESPACE), "path", "a question page outside the tier folders", f"move it into one of {folders}"))
             continue
-        question, pieces, found = parse_page(rel, sources[rel], topics, prefix, rules)
+        question, pieces, found = _parse_page_once(memo, rel, sources[rel], topics, prefix, rules)
         problems += found
         if question is None or pieces is None:
             continue
@@ -281,14 +297,21 @@ def parse_book(sources: Mapping[str, str], prefix: str = "book", only: Collectio
     return Book(tuple(topic_list), tuple(questions), parsed, rules)
 
 
-def load_book(book_dir: Path, prefix: str = "book", only: Collection[str] | None = None, rules: Rules = Rules()) -> Book:
-    """Read and parse the book in ``book_dir`` (only the pages in ``only``, when given)."""
+def load_book(book_dir: Path, prefix: str = "book", only: Collection[str] | None = None, rules: Rules = Rules(),
+              memo_file: Path | None = None) -> Book:
+    """Read and parse the book in ``book_dir`` (only the pages in ``only``, when given), reusing ``memo_file``'s pages."""
     sources = read_sources(book_dir, prefix)
     if only is not None:
         unknown = sorted(set(only) - set(sources))
         if unknown:
             raise BookError([Problem(f"{prefix}/{rel}", 1, "path", "no such question page", "give paths like book/1-basics/tensor/x.md") for rel in unknown])
-    book = parse_book(sources, prefix, only, rules)
+    memo = parsememo.read(memo_file) if memo_file is not None else None
+    used = parsememo.Recording(memo) if memo is not None else None
+    try:
+        book = parse_book(sources, prefix, only, rules, used)
+    finally:
+        if memo_file is not None and used is not None:
+            parsememo.write(memo_file, used, keep_unused=only is not None)
     escaped = [Problem(f"{prefix}/{q.path}", ref.line, ref.key, f"path {ref.target!r} resolves outside the book folder (through a symlink)", f"only files under {prefix}/ may be read or linked")
                for q in book.questions for ref in safety.outside(book_dir, safety.file_refs(book.pages[q.id].outline, q.path))]
     if escaped:

@@ -17,6 +17,8 @@ from .config import Config, load_config, parse_config
 from .errors import BookError, BuildError, StudyguideError
 from .project import Layout
 
+PARSED_PAGES = ".parsed-pages.pickle"  # in the build folder: pages parsed by the last command (see parsememo)
+
 
 def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
     only = None
@@ -25,7 +27,7 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
         full = [(Path(p) if Path(p).is_absolute() else root / p).resolve() for p in pages]
         only = {f.relative_to(book_dir).as_posix() if f.is_relative_to(book_dir) else str(f) for f in full}
     layout = Layout(root, config)
-    book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules)
+    book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules, memo_file=layout.build / PARSED_PAGES)
     stored = notebook.read_stored(book, layout.book / notebook.STORE_DIR)  # read once for both checks
     found = glyphs.problems(book, config.book_dir, stored, glyphs.font_preamble(config.locale.code == "zh"), layout.build / ".glyphs.json")
     found += alttext.problems(book, config.book_dir, stored)
