@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from conftest import REPO
 from pages import BODY, page
 from studyguide import notebook
 from studyguide import page as page_mod
@@ -128,3 +129,17 @@ def test_the_light_layout_copies_theme_blocks_that_are_unchanged() -> None:
     for name, digest in {"css": "1436267ac153f48c", "extrahead": "e607f7742f3bd264"}.items():
         block = re.search(r"\{%- block " + name + r" %\}(.*?)\{%- endblock " + name + r" %\}", text, re.S)
         assert block and hashlib.sha256(block.group(1).encode()).hexdigest()[:16] == digest, name
+
+
+def test_our_blockwise_chinese_split_gives_the_words_sphinx_gives() -> None:
+    from sphinx.search.zh import SearchChinese
+    from studyguide.sphinxext.search import ChineseSearch
+
+    lang = ChineseSearch({})
+    pages = sorted((REPO / "book").rglob("*.md"))[::40]  # prose, code cells, tables, math
+    texts = [p.read_text(encoding="utf-8") for p in pages] + [
+        "用torch.nn写一个x.view(-1)，学习率3.5e-3\r\n\t混合精度", "state_dict 与 named_parameters()", "梯度累积：",
+        "x = torch.randn(2, 3)  # 形状 (2, 3)", "ｆｕｌｌ　ｗｉｄｔｈ　１２３", "🙂表情", "", "   ", "a+b#c&d%e-f.g"]
+    for text in texts * 2:  # the second time from the memo
+        assert lang.split(text) == SearchChinese.split(lang, text)
+    assert len(pages) >= 4 and lang._blocks

@@ -50,7 +50,13 @@ var splitQuery = (query) => {
 
 
 class ChineseSearch(SearchChinese):
-    """Sphinx's Chinese search, exporting the stemmer its JavaScript actually defines, and splitting queries by the index."""
+    """Sphinx's Chinese search, exporting the stemmer its JavaScript actually defines, and splitting queries by the index.
+
+    Text is segmented as Sphinx does (jieba's ``cut_for_search``, then the Latin words), but block by block with
+    a memo: jieba cuts each run of its word characters on its own, so the words of a text are those of its blocks
+    in order, and the book's code and prose repeat blocks (``torch``, ``x.grad``) tens of thousands of times.
+    Segmenting the real book took 38.7 s that way and 14.0 s this way, with equal words.
+    """
 
     language_name = "English"  # only used to name the JS stemmer class: EnglishStemmer
     js_splitter_code = SPLITTER
@@ -65,6 +71,22 @@ class ChineseSearch(SearchChinese):
             with open(dict_path, "rb") as f:
                 jieba.load_userdict(f)
         self.stemmer = snowballstemmer.stemmer("english")
+        self._blocks: dict[str, tuple[str, ...]] = {}  # per instance: a user dictionary changes the cut
+
+    def split(self, input: str) -> list[str]:
+        """The words Sphinx's ``SearchChinese.split`` gives for ``input``, from memoised blocks."""
+        from jieba import cut_for_search, re_han_default
+
+        chinese: list[str] = []
+        for block in re_han_default.split(input):
+            if block:
+                words = self._blocks.get(block)
+                if words is None:
+                    words = self._blocks[block] = tuple(cut_for_search(block))
+                chinese += words
+        latin1 = [term.strip() for term in self.latin1_letters.findall(input)]
+        self.latin_terms.update(latin1)
+        return chinese + latin1
 
 
 # The snippet under each result is the text of the page's [role=main] element, which the book theme makes the
