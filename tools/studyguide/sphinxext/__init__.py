@@ -23,6 +23,7 @@ from . import (
     epub,
     ereader,
     fresh,
+    highlight,
     latexpasses,
     latexrefs,
     lightsite,
@@ -132,6 +133,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     plotalt.setup(app)
     quickreview.setup(app)
     search.setup(app)
+    highlight.setup(app)
     safety.setup(app)
     navigation.setup(app)
     lightsite.setup(app)
