@@ -23,7 +23,8 @@ from sphinx.writers.latex import LaTeXTranslator
 
 from . import conceptindex, state
 
-CODE_BREAK = re.compile(r"[.(/](?=[^\s.(/)])")  # a break point after these in inline code, not before a space, ')' or another one
+# a break point after these in inline code, not before a space, ')' or another one; and between "][" (x[i][j])
+CODE_BREAK = re.compile(r"[.(/=](?=[^\s.(/)=])|\](?=\[)")
 WORD_BREAK = re.compile(r"(?<=[A-Za-z0-9]{3})(?=[A-Za-z0-9]{3})")  # inside a name, 3 letters or digits from either side
 BREAK, SOFT_BREAK = "\ue000", "\ue001"  # placeholders (private use) for the two kinds, set before the text is escaped
 WORD_PENALTY = 50  # \studyguidewordbreak: as TeX's \hyphenpenalty (a line stretched 0.1 em costs more than a break)
@@ -48,7 +49,7 @@ class PageRefTranslator(LaTeXTranslator):
         super().visit_title(node)
 
     def visit_Text(self, node: nodes.Text) -> None:
-        """Inline code, and a name in the answer line, may break after '.', '(' and '/' (after '_' through the
+        """Inline code, and a name in the answer line, may break after '.', '(', '/', '=' and '][' (after '_' through the
         preamble's \\_), and, at a cost, inside a long name, so that it need not stretch the CJK spacing of its line."""
         if isinstance(node.parent, nodes.literal):
             self.body.append(code_breaks(self.encode(mark_breaks(node.astext()))))
@@ -177,7 +178,7 @@ def fit_display_math(tex: str) -> str:
 
 
 def mark_breaks(code: str) -> str:
-    """Inline code with its break points marked: after '.', '(' and '/', and (softer) inside a long name."""
+    """Inline code with its break points marked: after '.', '(', '/' and '=', between '][', and (softer) inside a long name."""
     return WORD_BREAK.sub(SOFT_BREAK, CODE_BREAK.sub(lambda m: m.group() + BREAK, code))
 
 
