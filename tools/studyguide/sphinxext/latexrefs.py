@@ -55,6 +55,9 @@ class PageRefTranslator(LaTeXTranslator):
             self.body.append(code_breaks(self.encode(mark_breaks(node.astext()))))
         elif isinstance(node.parent, nodes.strong) and "studyguide-answer" in node.parent.parent.get("classes", []):  # the answer line names APIs as plain text
             self.body.append(code_breaks(self.encode(CODE_WORD.sub(lambda m: mark_breaks(m.group()), node.astext()))))
+        elif ends_a_cell(node):  # a narrow cell never leaves its last Chinese character alone on a line (随机深/度)
+            text = node.astext()
+            self.body.append(self.encode(text[:-1]) + r"\nobreak " + self.encode(text[-1]))
         else:
             super().visit_Text(node)
 
@@ -233,6 +236,13 @@ def _edge(printed: list[int]) -> int:
         if total >= MIN_SIDE:
             return n if total <= 2 * MIN_SIDE + 2 and n < len(printed) else 0
     return 0
+
+
+def ends_a_cell(node: nodes.Text) -> bool:
+    """True for the text that ends a table cell's paragraph with two Chinese characters."""
+    text, para = node.astext(), node.parent
+    return (len(text) >= 2 and all(unicodedata.east_asian_width(ch) == "W" and ch.isalpha() for ch in text[-2:])
+            and isinstance(para, nodes.paragraph) and para.children[-1] is node and isinstance(para.parent, nodes.entry))
 
 
 def _width(line: str) -> int:
