@@ -14,9 +14,8 @@ from pathlib import Path
 
 import nbformat
 
-from . import generate, page, safety
+from . import generate, page, parsememo, safety
 from .book import load_book, read_sources
-from .cli import PARSED_PAGES
 from .config import load_config
 from .notebook import STORE_DIR, cache_key, read_page
 from .project import Layout
@@ -150,7 +149,7 @@ def _clean(build: Path) -> None:
     """Remove every output of a build, Sphinx's doctrees and the parsed pages; the caches (.jupyter_cache, .math_cache) stay warm."""
     for stale in ("doctrees", "html", "html-build", "epub", "latex", "cheatsheets"):
         shutil.rmtree(build / stale, ignore_errors=True)
-    (build / PARSED_PAGES).unlink(missing_ok=True)  # a clean build parses every page
+    (build / parsememo.FILE).unlink(missing_ok=True)  # a clean build parses every page
     for made in (*build.glob("*.pdf"), *build.glob("*.epub")):  # a PDF newer than its sources was kept, not rebuilt
         made.unlink()
 

@@ -9,15 +9,13 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from . import alttext, archive, changes, editions, generate, glyphs, mathcheck, notebook, programs, scaffold, shard, status
+from . import alttext, archive, changes, editions, generate, glyphs, mathcheck, notebook, parsememo, programs, scaffold, shard, status
 from . import build as build_mod
 from . import execute as execute_mod
 from .book import Book, load_book
 from .config import Config, load_config, parse_config
 from .errors import BookError, BuildError, StudyguideError
 from .project import Layout
-
-PARSED_PAGES = ".parsed-pages.pickle"  # in the build folder: pages parsed by the last command (see parsememo)
 
 
 def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
@@ -27,7 +25,7 @@ def _book(root: Path, config: Config, pages: list[str] | None = None) -> Book:
         full = [(Path(p) if Path(p).is_absolute() else root / p).resolve() for p in pages]
         only = {f.relative_to(book_dir).as_posix() if f.is_relative_to(book_dir) else str(f) for f in full}
     layout = Layout(root, config)
-    book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules, memo_file=layout.build / PARSED_PAGES)
+    book = load_book(root / config.book_dir, prefix=config.book_dir, only=only, rules=layout.rules, memo_file=layout.build / parsememo.FILE)
     stored = notebook.read_stored(book, layout.book / notebook.STORE_DIR)  # read once for both checks
     found = glyphs.problems(book, config.book_dir, stored, glyphs.font_preamble(config.locale.code == "zh"), layout.build / ".glyphs.json")
     found += alttext.problems(book, config.book_dir, stored)

@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+FILE = ".parsed-pages.pickle"  # in the build folder: the pages parsed by the last command
 FORMAT = 1
 LIBRARIES = ("myst-parser", "markdown-it-py", "mdit-py-plugins", "myst-nb", "ipython", "nbformat", "PyYAML")
 
