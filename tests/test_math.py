@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import pytest
 from conftest import require_program
 from studyguide.sphinxext.mathcache import canonical_svg
 
@@ -57,3 +59,51 @@ def test_the_same_formulas_give_the_same_bytes_in_separate_processes(tmp_path: P
     for n in range(len(FORMULAS)):
         svgs = {(tmp_path / f"p{p}" / f"f{n}.svg").read_bytes() for p in range(3)}
         assert len(svgs) == 1 and b"<path id='g1'" in svgs.pop()
+
+
+def _site_math(tmp: Path, formulas: str, monkeypatch: pytest.MonkeyPatch, prerender: bool) -> tuple[dict[str, bytes], str, int]:
+    """Build the mini-book with ``formulas`` added to a page: the cached SVGs, the warnings about LaTeX, the formulas imgmath compiled while writing."""
+    from sphinx.ext import imgmath
+    from sphinxroot import build, make_root
+    from studyguide.sphinxext import mathcache
+
+    root = make_root(tmp)
+    shape = root / "book/1-basics/tensor/shape-demo.md"
+    shape.write_text(shape.read_text(encoding="utf-8").replace("## 详解\n", f"## 详解\n\n{formulas}\n", 1), encoding="utf-8")
+    if not prerender:
+        monkeypatch.setattr(mathcache, "missing", lambda app: {})
+    compiled = []
+    original = imgmath.compile_math
+    def counting(latex: str, *, config: object) -> Path:
+        if threading.current_thread() is threading.main_thread():
+            compiled.append(latex)
+        return original(latex, config=config)
+    monkeypatch.setattr(imgmath, "compile_math", counting)
+    app, warnings = build(root)
+    cache = Path(app.config.nb_execution_cache_path).parent / ".math_cache"
+    about_math = "\n".join(line for line in warnings.splitlines() if "latex" in line)
+    return {p.name: p.read_bytes() for p in cache.glob("*")}, about_math, len(compiled)
+
+
+def test_new_formulas_are_rendered_before_writing_with_the_bytes_imgmath_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_program("latex")
+    require_program("dvisvgm")
+    formulas = "$a^2+b^2$、$\\sum_i x_i$\n\n$$\n\\frac{m}{\\sqrt{\\hat v}+\\epsilon}\n$$"
+    ahead, warned, compiled = _site_math(tmp_path / "a", formulas, monkeypatch, prerender=True)
+    assert compiled == 0 and not warned  # nothing was left for imgmath to render one by one
+    monkeypatch.undo()
+    alone, warned, compiled = _site_math(tmp_path / "b", formulas, monkeypatch, prerender=False)
+    assert compiled == len(alone) == 4 and not warned
+    assert ahead == alone  # same names, same bytes
+
+
+def test_a_formula_latex_rejects_is_left_to_imgmath_and_reported_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_program("latex")
+    require_program("dvisvgm")
+    formulas = "$x_1$ 与 $\\frac{1}{$"
+    ahead, warned, compiled = _site_math(tmp_path / "a", formulas, monkeypatch, prerender=True)
+    assert compiled == 1 and "latex exited with error" in warned and len(ahead) == 2  # $x_1$ and the page's own formula
+    assert not any(name.endswith(".part") for name in ahead)
+    monkeypatch.undo()
+    alone, warned_alone, _ = _site_math(tmp_path / "b", formulas, monkeypatch, prerender=False)
+    assert ahead == alone and warned.count("latex exited with error") == warned_alone.count("latex exited with error") == 1

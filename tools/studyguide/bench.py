@@ -20,6 +20,7 @@ from .config import load_config
 from .notebook import STORE_DIR, cache_key, read_page
 from .project import Layout
 from .schema import Question
+from .sphinxext.mathcache import CACHE_DIR as MATH_CACHE
 
 
 def copy_project(src: Path, dest: Path) -> Path:
@@ -130,9 +131,15 @@ def run(src: Path, pages: int) -> dict[str, float]:
         if figures["notebooks_imported"] != figures["pages"]:
             raise SystemExit(f"bench: {figures['notebooks_imported']:.0f} of {figures['pages']:.0f} stored notebooks were imported")
         build = root / "_build"
+        formulas = Layout(src, load_config(src)).build / MATH_CACHE  # formulas named by their LaTeX: a warm cache, like the outputs'
+        if formulas.is_dir():
+            shutil.copytree(formulas, build / MATH_CACHE, dirs_exist_ok=True)
         for fmt in ("sheets", "html", "epub", "pdf"):
             _clean(build)
+            before = _count(build / MATH_CACHE)
             figures[f"clean_{fmt}"] = timed(root, "build", "--frozen", fmt)
+            if fmt == "html":
+                figures["formulas_rendered"] = _count(build / MATH_CACHE) - before
         _clean(build)
         figures["clean_all"] = timed(root, "build", "--frozen")
         figures["noop"] = timed(root, "build")
@@ -143,6 +150,10 @@ def run(src: Path, pages: int) -> dict[str, float]:
         figures["prose_html"] = timed(root, "build", "html")
         figures["cells_executed_prose_edit"] = executed(root)
     return figures
+
+
+def _count(folder: Path) -> int:
+    return sum(1 for _ in folder.glob("*.svg")) if folder.is_dir() else 0
 
 
 def _clean(build: Path) -> None:
@@ -161,6 +172,7 @@ ROWS: tuple[tuple[str, str, float | None], ...] = (
     ("warm_cache_import", "import stored outputs into the cache", None),
     ("clean_sheets", "clean build, cheat sheets", None),
     ("clean_html", "clean build, HTML (warm cache)", 60.0),
+    ("formulas_rendered", "formulas the clean HTML build rendered (not in the warm cache)", None),
     ("clean_epub", "clean build, EPUB (warm cache)", 20.0),
     ("clean_pdf", "clean build, PDF + self-test + quick review (warm cache)", 120.0),
     ("clean_all", "clean build, all formats (warm cache)", 180.0),

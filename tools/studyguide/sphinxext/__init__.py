@@ -141,4 +141,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     conceptindex.setup(app)
     epub.setup(app)
     ereader.setup(app)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 5}  # bump when a read-time transform changes
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 6}  # bump when a read-time transform changes

@@ -1,8 +1,11 @@
-"""Keep rendered formulas between builds and between the HTML and EPUB builders.
+"""Keep rendered formulas between builds and between the HTML and EPUB builders; render new ones side by side.
 
 imgmath renders each formula with latex + dvisvgm into ``<outdir>/_images/math/<sha1>.svg`` and, with
 embedding on, deletes that folder at the end of the build; every build would render every formula again
-(about 0.12 s each). This keeps the SVGs in ``_build/.math_cache`` and puts them back before a build.
+(about 0.2 s each). This keeps the SVGs in ``_build/.math_cache`` and puts them back before a build.
+The formulas no file holds yet (a first build) are rendered before writing, one per core, by imgmath's
+own two steps, so each gives the bytes imgmath would write; one that fails is left to imgmath, which
+reports it at its page as before.
 
 dvisvgm may list a formula's glyphs in a different order, under different font numbers, in another
 process or on another machine; every SVG is rewritten in a canonical form (glyphs renamed and listed
@@ -11,13 +14,20 @@ in order of first use), so the same formula gives the same bytes everywhere.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+from collections.abc import Set as AbstractSet
+from concurrent.futures import ThreadPoolExecutor
+from hashlib import sha1
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.ext import imgmath
+from sphinx.util.math import wrap_displaymath
 
 _DEFS_RE = re.compile(r"<defs>\n?(.*?)</defs>", re.S)
 _PATH_RE = re.compile(r"<path id='([^']+)'( d='[^']*'/>)")
@@ -59,8 +69,11 @@ _ORIGINAL_CONVERT = getattr(imgmath.convert_dvi_to_svg, "__wrapped_original__", 
 _convert_dvi_to_svg.__wrapped_original__ = _ORIGINAL_CONVERT  # type: ignore[attr-defined]
 
 
+CACHE_DIR = ".math_cache"  # beside the jupyter-cache, in the build folder
+
+
 def _dirs(app: Sphinx) -> tuple[Path, Path]:
-    cache = Path(app.config.nb_execution_cache_path).parent / ".math_cache"
+    cache = Path(app.config.nb_execution_cache_path).parent / CACHE_DIR
     return cache, Path(app.builder.outdir) / app.builder.imagedir / "math"
 
 
@@ -75,11 +88,8 @@ def _copy_new(src: Path, dst: Path) -> None:
 
 
 def restore(app: Sphinx) -> None:
-    """Copy cached formulas into the output folder, where imgmath looks for them.
-
-    Not for another edition of the EPUB: it holds a few formulas, and every file in its folder is packaged.
-    """
-    if app.builder.format == "html" and not app.config.studyguide_edition:
+    """Copy cached formulas into the output folder, where imgmath looks for them (the EPUB packages none of them)."""
+    if app.builder.format == "html":
         cache, out = _dirs(app)
         _copy_new(cache, out)
 
@@ -91,8 +101,88 @@ def save(app: Sphinx, exc: Any) -> None:
         _copy_new(out, cache)
 
 
+FORMULAS = "studyguide_formulas"  # env attribute: docname -> the LaTeX imgmath is given for each formula
+
+
+def latex_of(node: nodes.math | nodes.math_block) -> str:
+    """What imgmath's HTML visitors hand to ``render_math`` for this node."""
+    if isinstance(node, nodes.math_block):
+        return node.astext() if node.get("no-wrap", node.get("nowrap", False)) else wrap_displaymath(node.astext(), None, False)
+    return "$" + node.astext() + "$"
+
+
+class FormulaCollector(EnvironmentCollector):
+    """The formulas of each page, noted while it is read (purged when it is read again, merged after parallel reads)."""
+
+    def clear_doc(self, app: Sphinx, env: Any, docname: str) -> None:
+        """Forget a re-read page's formulas."""
+        getattr(env, FORMULAS, {}).pop(docname, None)
+
+    def merge_other(self, app: Sphinx, env: Any, docnames: AbstractSet[str], other: Any) -> None:
+        """Take what parallel readers noted."""
+        theirs = getattr(other, FORMULAS, {})
+        _formulas(env).update({d: theirs[d] for d in docnames if d in theirs})
+
+    def process_doc(self, app: Sphinx, doctree: nodes.document) -> None:
+        """Note the page's formulas."""
+        found = {latex_of(n) for n in doctree.findall(nodes.math)} | {latex_of(n) for n in doctree.findall(nodes.math_block)}
+        _formulas(app.env)[app.env.docname] = tuple(sorted(found))
+
+
+def _formulas(env: Any) -> dict[str, tuple[str, ...]]:
+    if not hasattr(env, FORMULAS):
+        setattr(env, FORMULAS, {})
+    return getattr(env, FORMULAS)
+
+
+def missing(app: Sphinx) -> dict[Path, str]:
+    """The SVG files imgmath would look for and not find, with the LaTeX document of each."""
+    config, folder = app.config, _dirs(app)[1]
+    formulas = sorted({f for found in _formulas(app.env).values() for f in found})
+    if not formulas:
+        return {}
+    mark = "\\studyguideformula"
+    template = imgmath.generate_latex_macro("svg", mark, config, app.confdir)
+    def macro(formula: str) -> str:
+        return template.replace(mark, formula)
+    if template.count(mark) != 1 or macro(formulas[0]) != imgmath.generate_latex_macro("svg", formulas[0], config, app.confdir):
+        def macro(formula: str) -> str:  # a template that does more than insert the formula
+            return imgmath.generate_latex_macro("svg", formula, config, app.confdir)
+    docs = {folder / f"{sha1(tex.encode(), usedforsecurity=False).hexdigest()}.svg": tex for tex in map(macro, formulas)}
+    return {path: tex for path, tex in docs.items() if not path.is_file()}
+
+
+def _render(latex: str, dest: Path, config: Any) -> None:
+    """imgmath's latex and dvisvgm steps for one formula; the file appears only when both succeed."""
+    try:
+        dvi = imgmath.compile_math(latex, config=config)
+    except (imgmath.MathExtError, imgmath.InvokeError):
+        return
+    part = dest.with_name(dest.name + ".part")  # not *.svg: never taken for a formula or kept
+    try:
+        _convert_dvi_to_svg(dvi, part, config=config)
+        os.replace(part, dest)
+    except (imgmath.MathExtError, imgmath.InvokeError):
+        part.unlink(missing_ok=True)
+    finally:
+        shutil.rmtree(dvi.parent, ignore_errors=True)
+
+
+def prerender(app: Sphinx, builder: Any) -> None:
+    """Before writing: render the formulas no file holds yet, one per core (a first build)."""
+    if getattr(builder, "math_renderer_name", None) != "imgmath" or app.config.imgmath_image_format.lower() != "svg":
+        return
+    todo = missing(app)
+    if todo:
+        next(iter(todo)).parent.mkdir(parents=True, exist_ok=True)
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(lambda item: _render(item[1], item[0], app.config), todo.items()))
+
+
 def setup(app: Sphinx) -> None:
-    """Make imgmath's SVGs canonical and register the two hooks."""
+    """Make imgmath's SVGs canonical, note each page's formulas and register the hooks."""
     imgmath.convert_dvi_to_svg = _convert_dvi_to_svg
+    app.add_env_collector(FormulaCollector)
     app.connect("builder-inited", restore)
+    app.connect("write-started", prerender)
     app.connect("build-finished", save, priority=100)
