@@ -55,3 +55,24 @@ def test_a_row_whose_claim_fails_stops_the_build_in_one_line(tmp_path: Path) -> 
     with pytest.raises(BuildError) as err:
         render(["t"], load(tmp_path, ["p.py"]), "")
     assert str(err.value).startswith("p.py:4: reference block 't' failed: AssertionError (its asserts are what its rows claim")
+
+
+def test_a_block_that_two_sheets_print_is_computed_once_and_a_failure_every_time() -> None:
+    from studyguide.refblocks import Block, Table
+
+    calls: list[str] = []
+
+    def table() -> Table:
+        calls.append("table")
+        return Table("t", ("a",), (("1",),))
+
+    def broken() -> Table:
+        calls.append("broken")
+        raise AssertionError("the row's claim")
+
+    blocks = {"t": Block("t", table), "b": Block("b", broken)}
+    assert render(["t"], blocks, "") == render(["t"], blocks, "") and calls == ["table"]
+    for _ in range(2):
+        with pytest.raises(BuildError):
+            render(["b"], blocks, "")
+    assert calls == ["table", "broken", "broken"]

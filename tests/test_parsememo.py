@@ -101,3 +101,17 @@ def test_check_keeps_the_memo_in_the_build_folder_and_reports_a_page_problem_aga
     first, again = (studyguide(project, "check", check=False) for _ in range(2))  # the second from the memo
     assert first.returncode == again.returncode != 0 and "shape-demo.md" in first.stderr
     assert again.stderr == first.stderr
+
+
+def test_whether_a_page_times_code_is_kept_with_its_parse(project: Path) -> None:
+    from studyguide import cells, execute
+
+    shape = project / "book/1-basics/tensor/shape-demo.md"
+    text = shape.read_text(encoding="utf-8")
+    shape.write_text(text.replace(":label: demo\nimport torch\n", ":label: demo\nimport timeit\nimport torch\n", 1), encoding="utf-8")  # it times code
+    book = book_mod.load_book(project / "book", rules=Layout(project, load_config(project)).rules)
+    found = {qid: p.timing for qid, p in book.pages.items()}
+    assert found == {qid: cells.is_timing([c.source for c in p.cells]) for qid, p in book.pages.items()}
+    assert any(found.values()) and not all(found.values())  # one page times code, the others do not
+    states = execute.survey(book, project / "book", "book", {})
+    assert {s.question.id: s.timing for s in states} == found

@@ -106,6 +106,20 @@ def test_pdf_is_skipped_when_nothing_changed_and_rebuilt_after_a_prose_edit(buil
     assert "新写的一句" in pdf_text(pdf).replace(" ", "")
 
 
+def test_epubs_are_skipped_when_nothing_changed_and_rebuilt_after_a_prose_edit(built_minibook: Path, tmp_path: Path) -> None:
+    root = clone_built(built_minibook, tmp_path / "mb")
+    epubs = sorted((root / "_build").glob("*.epub"))
+    stamps = [p.stat().st_mtime_ns for p in epubs]
+    assert len(epubs) == 2  # the book and the quick review
+    studyguide(root, "build", "epub")
+    assert [p.stat().st_mtime_ns for p in epubs] == stamps  # nothing changed: Sphinx did not package them again
+    page = root / SHAPE
+    page.write_text(page.read_text(encoding="utf-8").replace("stride 的含义。", "stride 的含义，新写的一句。"), encoding="utf-8")
+    studyguide(root, "build", "epub")
+    assert all(p.stat().st_mtime_ns > s for p, s in zip(epubs, stamps, strict=True))
+    assert any("新写的一句" in text for text in epub_files(root / "_build/minibook.epub").values())
+
+
 def test_failed_html_build_keeps_the_last_good_site(built_minibook: Path, tmp_path: Path) -> None:
     root = clone_built(built_minibook, tmp_path / "mb")
     site = root / "_build/html"

@@ -9,8 +9,8 @@ Usage: ``.venv/bin/python tools/jb1_compare.py [--pages N] [--runs 2] [--workdir
   ``execute_notebooks: cache`` on a jupyter-cache into which its own venv imports our stored notebooks
   (``book/_executed/*.ipynb``: the code cells and kernelspec that key a cache record, with our outputs);
   ``execute_notebooks: off`` would show no outputs at all, since the pages are Markdown. Ours imports the same
-  files (``studyguide execute --frozen``). A JB1 run that added a cache record executed a page, and stops the
-  script.
+  files (``studyguide execute --frozen``), and gets the project's rendered formulas, as the bench does (JB1 renders
+  none: MathJax does it in the browser). A JB1 run that added a cache record executed a page, and stops the script.
 - With ``--pages`` a reference to a page left out points to a kept page instead, in both copies alike (our
   build treats a dangling reference as an error; JB1 only warns).
 - Each build starts clean (outputs and doctrees removed, caches kept); the times and ours/JB1 are printed.
@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     write_our_book(root, work / "ours", pages)
     stored = [root / load_config(root).book_dir / "_executed" / f"{qid}.ipynb" for qid in pages]
     bench.timed(work / "ours", "execute", "--frozen")  # imports the stored outputs: a warm cache
+    bench.warm_formulas(root, work / "ours")  # and the rendered formulas (JB1 leaves them to MathJax in the browser)
     try:
         jb1 = [time_jb1(python, work / "jb1-book", stored) for _ in range(args.runs)]
         ours = [time_ours(work / "ours") for _ in range(args.runs)]

@@ -101,6 +101,13 @@ def _mark_first_cell(text: str, mark: str) -> str:
     return "\n".join(lines[:end] + [mark] + lines[end:])
 
 
+def warm_formulas(src: Path, dest: Path) -> None:
+    """Copy the project's rendered formulas (named by their LaTeX) into the copy's build folder: a warm cache, like the outputs'."""
+    formulas = Layout(src, load_config(src)).build / MATH_CACHE
+    if formulas.is_dir():
+        shutil.copytree(formulas, Layout(dest, load_config(dest)).build / MATH_CACHE, dirs_exist_ok=True)
+
+
 def timed(root: Path, *args: str) -> float:
     """Seconds one ``studyguide`` command takes, in a fresh process as a user would run it."""
     start = time.monotonic()
@@ -131,9 +138,7 @@ def run(src: Path, pages: int) -> dict[str, float]:
         if figures["notebooks_imported"] != figures["pages"]:
             raise SystemExit(f"bench: {figures['notebooks_imported']:.0f} of {figures['pages']:.0f} stored notebooks were imported")
         build = root / "_build"
-        formulas = Layout(src, load_config(src)).build / MATH_CACHE  # formulas named by their LaTeX: a warm cache, like the outputs'
-        if formulas.is_dir():
-            shutil.copytree(formulas, build / MATH_CACHE, dirs_exist_ok=True)
+        warm_formulas(src, root)
         for fmt in ("sheets", "html", "epub", "pdf"):
             _clean(build)
             before = _count(build / MATH_CACHE)

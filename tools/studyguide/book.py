@@ -54,6 +54,7 @@ class Parsed:
     outline: page.Outline
     cells: tuple[cells.Cell, ...]
     key: str = ""  # jupyter-cache's key of the page's code (stale outputs are those of another key)
+    timing: bool = False  # its cells time code (``cells.is_timing``): the page runs alone
 
 
 @dataclass(frozen=True)
@@ -214,7 +215,7 @@ def parse_page(rel: str, text: str, topics: Mapping[str, Topic], prefix: str, ru
         exercise = exercises.read(code) if question.is_exercise else None
         if exercise is not None:
             question = dataclasses.replace(question, prompt=outline.prompt_prose, stub=exercise.stub.source.strip("\n"), signature=exercise.signature)
-    return question, Parsed(outline, tuple(code), key), problems + meta_problems
+    return question, Parsed(outline, tuple(code), key, cells.is_timing([c.source for c in code])), problems + meta_problems
 
 
 def _key(nb: Any) -> str:

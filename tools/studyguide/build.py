@@ -6,6 +6,7 @@ import filecmp
 import os
 import shutil
 import subprocess
+import sysconfig
 import tempfile
 import threading
 import time
@@ -83,17 +84,22 @@ def promote(src: Path, dest: Path, mirror: Path | None = None) -> None:
 
 
 def outputs_up_to_date(layout: Layout, outputs: list[Path]) -> bool:
-    """True when no source, stored output, doctree, project config, Sphinx config or tool changed since all ``outputs`` were made.
+    """True when no file of the book, stored output, doctree, project config, cover, plugin, Sphinx config, tool or
+    installed package changed since all ``outputs`` were made.
 
-    Sphinx's LaTeX builder rewrites every page on every run; skipping it keeps a no-op rebuild fast.
+    Sphinx's LaTeX and EPUB builders write and package every page on every run; skipping them keeps a no-op rebuild fast.
     """
     if not all(p.is_file() for p in outputs) or not (layout.doctrees / "environment.pickle").is_file():
         return False  # without doctrees the next Sphinx run writes them anew, newer than every output
     tool = Path(__file__).resolve().parent
-    inputs = [layout.doctrees / "environment.pickle", layout.root / "pyproject.toml", layout.root / "conf.py",
-              *tool.rglob("*.py"), *tool.rglob("*.toml"), *(SPHINX_PROJECT / "_static").rglob("*"),
-              *layout.book.rglob("*.md"), *layout.book.rglob("*.ipynb"), *layout.book.rglob("*.yml")]
-    newest = max((p.stat().st_mtime for p in inputs if p.is_file()), default=float("inf"))
+    own = [layout.root / d for d in ("_static", *{Path(p).parts[0] for p in layout.config.plugins})]  # cover, plugins
+    files = [layout.doctrees / "environment.pickle", layout.root / "pyproject.toml", layout.root / "conf.py",
+             *tool.rglob("*.py"), *tool.rglob("*.toml"), *(SPHINX_PROJECT / "_static").rglob("*"),
+             *(p for d in own for p in d.rglob("*") if "__pycache__" not in p.parts)]
+    entries = [layout.book, *layout.book.rglob("*"),  # files and folders: a folder's time changes when a page is removed
+               Path(sysconfig.get_paths()["purelib"])]  # and the packages' when one is installed or upgraded
+    inputs = [p for p in files if p.is_file()] + [p for p in entries if p.exists()]
+    newest = max((p.stat().st_mtime for p in inputs), default=float("inf"))
     return newest < min(p.stat().st_mtime for p in outputs)
 
 
@@ -249,6 +255,8 @@ def build_epub(layout: Layout, book: Book | None = None) -> Path:
     for edition in editions.epub_editions():
         key = "" if edition is editions.BOOK else edition.key
         dest = layout.output(edition, "epub")
+        if outputs_up_to_date(layout, [dest]):
+            continue  # Sphinx would package the same pages again
         run_sphinx(layout, "epub", edition=key, book=book)
         built = layout.outdir("epub", key) / dest.name
         if not built.is_file():

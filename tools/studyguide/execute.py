@@ -55,12 +55,12 @@ def survey(book: Book, book_dir: Path, prefix: str, store: dict[str, notebook.St
         path = book_dir / q.path
         parsed = book.pages.get(q.id)
         if parsed is not None and parsed.key:  # parsed once, when the book was read
-            key, code = parsed.key, list(parsed.cells)
+            key, code, timing = parsed.key, list(parsed.cells), parsed.timing
         else:
             nb = notebook.read_page(path)
             key, code = notebook.cache_key(nb), cells.from_notebook(nb, path.read_text(encoding="utf-8"))
+            timing = cells.is_timing([c.source for c in code])
         entry = store.get(q.id)
-        timing = cells.is_timing([c.source for c in code])
         snippet = any(c.is_snippet for c in code)
         states.append(PageState(q, path, f"{prefix}/{q.path}", key, entry is not None and entry.key == key, timing, snippet))
     return states

@@ -60,13 +60,16 @@ def load(root: Path, paths: Iterable[str]) -> dict[str, Block]:
     return blocks
 
 
+_COMPUTED: dict[Block, Table] = {}  # a block computes the same table all process long: sheets that share one compute it once
+
+
 def render(names: Iterable[str], blocks: Mapping[str, Block], note: str) -> list[dict[str, Any]]:
     """The named blocks as the JSON the sheet template prints; ``note`` names ``{package}`` and ``{version}``."""
     out: list[dict[str, Any]] = []
     for name in names:
         block = blocks[name]
         try:
-            table = block.compute()
+            table = _COMPUTED[block] if block in _COMPUTED else _COMPUTED.setdefault(block, block.compute())
         except Exception as exc:  # a plugin is the book's own code, and its asserts are its rows' claims: one line
             raise BuildError(_failure(block, exc)) from exc
         version = importlib.metadata.version(block.package).split("+")[0] if block.package else ""
