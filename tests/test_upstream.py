@@ -143,3 +143,7 @@ def test_our_blockwise_chinese_split_gives_the_words_sphinx_gives() -> None:
     for text in texts * 2:  # the second time from the memo
         assert lang.split(text) == SearchChinese.split(lang, text)
     assert len(pages) >= 4 and lang._blocks
+    words = [w for text in texts for w in SearchChinese.split(lang, text)] + ["GPUs", "CUDA", "Cuda", "ops", "was", "running"]
+    assert {w for w in words if len(w) >= 3 > len(lang.stemmer.stemWord(w.lower())) and w in lang.latin_terms}  # the acronym case
+    for word in words * 2:
+        assert lang.stem(word) == SearchChinese.stem(lang, word)
