@@ -57,6 +57,7 @@ def make_book(src: Path, dest: Path, pages: int) -> int:
             text = (book_dir / q.path).read_text(encoding="utf-8")
             text = re.sub(r"^(  id: )(\S+)$", rf"\g<1>\g<2>-copy{copies}", text, count=1, flags=re.M)
             text = re.sub(r"^(  topics: )\[.*\]$", rf"\g<1>[{topic}]", text, count=1, flags=re.M)
+            text = re.sub(r"^  frequent: true$", "  frequent: false", text, count=1, flags=re.M)  # the 高频 sheets stay one page
             text = re.sub(r"^(# .*)$", rf"\g<1>（副本 {copies}）", text, count=1, flags=re.M)
             target = book_dir / Path(q.path).parts[0] / topic / f"{Path(q.path).stem}-copy{copies}.md"
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -220,7 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--root", type=Path, default=Path.cwd())
     p.add_argument("--pages", type=int, nargs="+", default=[150, 300], help="question pages of each synthetic book (the first is held to the targets)")
     args = p.parse_args(argv)
-    runs = {n: run(args.root.resolve(), n) for n in args.pages}
+    runs = {}
+    for n in args.pages:
+        runs[n] = run(args.root.resolve(), n)
+        print(f"bench: {n} pages: " + json.dumps(runs[n]), flush=True)  # kept should a later count fail
     lines, missed = report(runs)
     print("\n".join(lines))
     if missed:
