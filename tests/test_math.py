@@ -103,7 +103,32 @@ def test_a_formula_latex_rejects_is_left_to_imgmath_and_reported_as_before(tmp_p
     formulas = "$x_1$ 与 $\\frac{1}{$"
     ahead, warned, compiled = _site_math(tmp_path / "a", formulas, monkeypatch, prerender=True)
     assert compiled == 1 and "latex exited with error" in warned and len(ahead) == 2  # $x_1$ and the page's own formula
-    assert not any(name.endswith(".part") for name in ahead)
     monkeypatch.undo()
     alone, warned_alone, _ = _site_math(tmp_path / "b", formulas, monkeypatch, prerender=False)
     assert ahead == alone and warned.count("latex exited with error") == warned_alone.count("latex exited with error") == 1
+
+
+def test_a_formula_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from sphinx.ext import imgmath
+    from studyguide.sphinxext import mathcache
+
+    require_program("latex")
+    require_program("dvisvgm")
+    config = SimpleNamespace(imgmath_latex="latex", imgmath_latex_args=[], imgmath_dvisvgm="dvisvgm", imgmath_use_preview=False,
+                             imgmath_dvisvgm_args=["--no-fonts", "--cache=none"], imgmath_font_size=14, imgmath_latex_preamble="", templates_path=[])
+    for name, formula in (("good.svg", "$x^2$"), ("bad.svg", "$\\frac{1}{$")):
+        mathcache._render(imgmath.generate_latex_macro("svg", formula, config, tmp_path), tmp_path / name, config)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.svg"]  # no .part left, nothing for the bad one
+    assert "<path id='g1'" in (tmp_path / "good.svg").read_text(encoding="utf-8")
+
+
+def test_without_latex_the_build_warns_once_as_imgmath_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinxroot import build, make_root
+
+    root = make_root(tmp_path)
+    shape = root / "book/1-basics/tensor/shape-demo.md"
+    shape.write_text(shape.read_text(encoding="utf-8").replace("## 详解\n", "## 详解\n\n$a$、$b$、$c$\n", 1), encoding="utf-8")
+    _, warnings = build(root, imgmath_latex="no-such-latex")
+    assert warnings.count("cannot be run") == 1

@@ -147,3 +147,7 @@ def test_our_blockwise_chinese_split_gives_the_words_sphinx_gives() -> None:
     assert {w for w in words if len(w) >= 3 > len(lang.stemmer.stemWord(w.lower())) and w in lang.latin_terms}  # the acronym case
     for word in words * 2:
         assert lang.stem(word) == SearchChinese.stem(lang, word)
+    lang.latin_terms.discard("ops")
+    assert lang.stem("ops") == SearchChinese.stem(lang, "ops") == "op"  # memoised while not a Latin term
+    lang.latin_terms.add("ops")
+    assert lang.stem("ops") == SearchChinese.stem(lang, "ops") == "ops"  # then one: the memo does not hide it

@@ -84,7 +84,7 @@ def promote(src: Path, dest: Path, mirror: Path | None = None) -> None:
 
 
 def outputs_up_to_date(layout: Layout, outputs: list[Path]) -> bool:
-    """True when no file of the book, stored output, doctree, project config, cover, plugin, Sphinx config, tool or
+    """True when no file of the book, stored output, doctree, project config, edition, cover, plugin, tool or
     installed package changed since all ``outputs`` were made.
 
     Sphinx's LaTeX and EPUB builders write and package every page on every run; skipping them keeps a no-op rebuild fast.
@@ -92,15 +92,40 @@ def outputs_up_to_date(layout: Layout, outputs: list[Path]) -> bool:
     if not all(p.is_file() for p in outputs) or not (layout.doctrees / "environment.pickle").is_file():
         return False  # without doctrees the next Sphinx run writes them anew, newer than every output
     tool = Path(__file__).resolve().parent
-    own = [layout.root / d for d in ("_static", *{Path(p).parts[0] for p in layout.config.plugins})]  # cover, plugins
-    files = [layout.doctrees / "environment.pickle", layout.root / "pyproject.toml", layout.root / "conf.py",
-             *tool.rglob("*.py"), *tool.rglob("*.toml"), *(SPHINX_PROJECT / "_static").rglob("*"),
-             *(p for d in own for p in d.rglob("*") if "__pycache__" not in p.parts)]
-    entries = [layout.book, *layout.book.rglob("*"),  # files and folders: a folder's time changes when a page is removed
+    own = [layout.root / d for d in ("_static", *layout.config.plugins)]  # the cover, the plugins (files or folders)
+    files = [layout.doctrees / "environment.pickle", layout.root / "pyproject.toml", layout.root / "conf.py", _edition_stamp(layout),
+             *_tree(tool), *(p for d in own for p in ([d] if d.is_file() else _tree(d)))]
+    entries = [layout.book, *_tree(layout.book, folders=True),  # a folder's time changes when a page is removed
                Path(sysconfig.get_paths()["purelib"])]  # and the packages' when one is installed or upgraded
     inputs = [p for p in files if p.is_file()] + [p for p in entries if p.exists()]
     newest = max((p.stat().st_mtime for p in inputs), default=float("inf"))
     return newest < min(p.stat().st_mtime for p in outputs)
+
+
+def _tree(folder: Path, folders: bool = False) -> list[Path]:
+    """The files (and with ``folders`` the folders) under ``folder``, but not caches, hidden or editor backup files."""
+    if not folder.is_dir():
+        return []
+    return [p for p in folder.rglob("*") if not any(part == "__pycache__" or part.startswith((".", "#")) or part.endswith("~")
+                                                     for part in p.relative_to(folder).parts) and (folders or p.is_file())]
+
+
+def _edition_stamp(layout: Layout) -> Path:
+    """A file holding the edition the outputs print (it may come from a release tag, which no source file shows),
+    rewritten only when the edition changes."""
+    stamp = layout.build / ".edition"
+    text = layout.config.edition_text + "\n"
+    if not stamp.is_file() or stamp.read_text(encoding="utf-8") != text:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(text, encoding="utf-8")
+    return stamp
+
+
+def _keep_downloads(layout: Layout, outputs: list[Path]) -> None:
+    """Put back the site's copy of an output that was up to date (the site may have been removed since)."""
+    for made in outputs:
+        if not (layout.downloads / made.name).is_file():
+            promote(made, layout.downloads / made.name)
 
 
 def _where(layout: Layout) -> latex.WhereFn:
@@ -183,6 +208,7 @@ def prepare_pdf(layout: Layout, book: Book | None = None) -> Callable[[], Typese
     programs.require("PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
     wanted = editions.latex_editions()
     if outputs_up_to_date(layout, [layout.output(e, "pdf") for e in wanted]):
+        _keep_downloads(layout, [layout.output(e, "pdf") for e in wanted])
         return None
     run_sphinx(layout, "latex", book=book)
     folder, env, base = layout.outdir("latex"), _env(layout), dict(os.environ)
@@ -213,6 +239,7 @@ def prepare_ereader(layout: Layout, book: Book | None = None) -> Callable[[], Ty
     """Sphinx LaTeX with the e-reader settings; then a function that starts its latexmk. None when it is up to date."""
     programs.require("e-reader PDF", programs.PDF + programs.MATH, programs.TEX_FILES)
     if outputs_up_to_date(layout, [layout.ereader]):
+        _keep_downloads(layout, [layout.ereader])
         return None
     run_sphinx(layout, "latex", settings={"studyguide_latex": editions.EREADER.key}, book=book)
     stem = layout.ereader.stem
@@ -256,6 +283,7 @@ def build_epub(layout: Layout, book: Book | None = None) -> Path:
         key = "" if edition is editions.BOOK else edition.key
         dest = layout.output(edition, "epub")
         if outputs_up_to_date(layout, [dest]):
+            _keep_downloads(layout, [dest])
             continue  # Sphinx would package the same pages again
         run_sphinx(layout, "epub", edition=key, book=book)
         built = layout.outdir("epub", key) / dest.name
@@ -345,6 +373,7 @@ def build(layout: Layout, book: Book, formats: tuple[str, ...] = editions.DEFAUL
     the other formats build (they take the most time, one core each). The site, which links the PDFs, is published
     when they are done. Should any stage fail, the runs are stopped and the site is not published.
     """
+    _edition_stamp(layout)  # before any output is made: a first build's outputs are newer than it
     pending: list[tuple[str, float, Typesetting]] = []
     coming = () if "ereader" not in formats else (editions.EREADER.key,)
     steps = {"sheets": lambda: build_sheets(layout, book), "deck": lambda: build_deck(layout, book), "practice": lambda: build_practice(layout, book),

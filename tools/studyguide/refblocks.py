@@ -60,7 +60,7 @@ def load(root: Path, paths: Iterable[str]) -> dict[str, Block]:
     return blocks
 
 
-_COMPUTED: dict[Block, Table] = {}  # a block computes the same table all process long: sheets that share one compute it once
+_COMPUTED: dict[int, tuple[Block, Table]] = {}  # id -> (block, its table): sheets that share a block compute it once per process
 
 
 def render(names: Iterable[str], blocks: Mapping[str, Block], note: str) -> list[dict[str, Any]]:
@@ -69,7 +69,7 @@ def render(names: Iterable[str], blocks: Mapping[str, Block], note: str) -> list
     for name in names:
         block = blocks[name]
         try:
-            table = _COMPUTED[block] if block in _COMPUTED else _COMPUTED.setdefault(block, block.compute())
+            table = _COMPUTED[id(block)][1] if id(block) in _COMPUTED else _COMPUTED.setdefault(id(block), (block, block.compute()))[1]
         except Exception as exc:  # a plugin is the book's own code, and its asserts are its rows' claims: one line
             raise BuildError(_failure(block, exc)) from exc
         version = importlib.metadata.version(block.package).split("+")[0] if block.package else ""

@@ -88,8 +88,11 @@ def _copy_new(src: Path, dst: Path) -> None:
 
 
 def restore(app: Sphinx) -> None:
-    """Copy cached formulas into the output folder, where imgmath looks for them (the EPUB packages none of them)."""
-    if app.builder.format == "html":
+    """Copy cached formulas into the output folder, where imgmath looks for them.
+
+    For another edition of the EPUB only when formulas are embedded: the EPUB then packages none of the files.
+    """
+    if app.builder.format == "html" and (not app.config.studyguide_edition or app.config.imgmath_embed):
         cache, out = _dirs(app)
         _copy_new(cache, out)
 
@@ -153,16 +156,23 @@ def missing(app: Sphinx) -> dict[Path, str]:
 
 
 def _render(latex: str, dest: Path, config: Any) -> None:
-    """imgmath's latex and dvisvgm steps for one formula; the file appears only when both succeed."""
+    """imgmath's latex and dvisvgm steps for one formula; the file appears only when both succeed.
+
+    A formula that fails is left to imgmath, which reports it at its page; a missing program stops the others.
+    """
     try:
         dvi = imgmath.compile_math(latex, config=config)
-    except (imgmath.MathExtError, imgmath.InvokeError):
+    except imgmath.InvokeError:
+        raise
+    except Exception:  # imgmath renders it again and reports it at its page
         return
     part = dest.with_name(dest.name + ".part")  # not *.svg: never taken for a formula or kept
     try:
         _convert_dvi_to_svg(dvi, part, config=config)
         os.replace(part, dest)
-    except (imgmath.MathExtError, imgmath.InvokeError):
+    except imgmath.InvokeError:
+        raise
+    except Exception:  # as above
         part.unlink(missing_ok=True)
     finally:
         shutil.rmtree(dvi.parent, ignore_errors=True)
@@ -172,11 +182,20 @@ def prerender(app: Sphinx, builder: Any) -> None:
     """Before writing: render the formulas no file holds yet, one per core (a first build)."""
     if getattr(builder, "math_renderer_name", None) != "imgmath" or app.config.imgmath_image_format.lower() != "svg":
         return
+    if not (shutil.which(app.config.imgmath_latex) and shutil.which(app.config.imgmath_dvisvgm)):
+        return  # imgmath says so, once
     todo = missing(app)
-    if todo:
-        next(iter(todo)).parent.mkdir(parents=True, exist_ok=True)
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            list(pool.map(lambda item: _render(item[1], item[0], app.config), todo.items()))
+    if not todo:
+        return
+    next(iter(todo)).parent.mkdir(parents=True, exist_ok=True)
+    pool = ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    try:
+        for job in [pool.submit(_render, tex, path, app.config) for path, tex in todo.items()]:
+            job.result()
+    except imgmath.InvokeError:
+        pass  # latex or dvisvgm cannot be run: imgmath warns once, as it does without this
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C or a missing program: the queued formulas do not start
 
 
 def setup(app: Sphinx) -> None:
