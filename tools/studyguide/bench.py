@@ -159,6 +159,7 @@ def run(src: Path, pages: int) -> dict[str, float]:
 
 
 def _count(folder: Path) -> int:
+    """Rendered formulas in the formula cache ``folder``."""
     return sum(1 for _ in folder.glob("*.svg")) if folder.is_dir() else 0
 
 

@@ -69,7 +69,9 @@ def render(names: Iterable[str], blocks: Mapping[str, Block], note: str) -> list
     for name in names:
         block = blocks[name]
         try:
-            table = _COMPUTED[id(block)][1] if id(block) in _COMPUTED else _COMPUTED.setdefault(id(block), (block, block.compute()))[1]
+            if id(block) not in _COMPUTED:
+                _COMPUTED[id(block)] = (block, block.compute())
+            table = _COMPUTED[id(block)][1]
         except Exception as exc:  # a plugin is the book's own code, and its asserts are its rows' claims: one line
             raise BuildError(_failure(block, exc)) from exc
         version = importlib.metadata.version(block.package).split("+")[0] if block.package else ""
