@@ -130,6 +130,46 @@ def test_a_split_code_block_keeps_three_printed_lines_on_each_side_when_its_edge
     assert report.bad_splits == [], report.bad_splits
 
 
+def test_code_lines_set_without_the_forced_wrap_test_come_out_as_with_it(built_minibook: Path) -> None:
+    """Issue #27: the forced-wrap test (verbatimforcewraps) typeset every code line once more to measure it (a
+    third of the A4 book's xelatex time); it is now left out for a block whose widest line (a bound from the
+    translator) is narrower than the line. The same blocks, at the edge of the measure (ASCII, CJK, other
+    characters, a long name that must be force-wrapped), in the text and in a list, come out the same with the
+    test always run; and the test was left out for some lines but still run for others."""
+    import subprocess
+
+    from studyguide.sphinxext.latexrefs import WRAP, block_rules
+
+    latex = built_minibook / "_build/latex"
+    tex = (latex / "minibook.tex").read_text(encoding="utf-8")
+    lines = [*("a = " + "b" * (WRAP - 4 + d) for d in range(-3, 3)), *("a = " + "x" * (WRAP - 12 + d) + "  # 张量" for d in range(-3, 3)),
+             "# " + "维度" * (WRAP // 4), "y = '" + "a" * (WRAP + 30) + "'", "z = 1  # 2 × 3 → 6, é ≈ e", "w = f(x, y) " * 9]
+    blocks = [lines[k:k + 3] for k in range(len(lines))] + [[line] for line in lines] + [["x = 1", "print(x)  # 打印 x"]] * 20
+    body = "\n".join(block_rules("\n".join(code), WRAP) + "\n\\begin{sphinxVerbatim}[commandchars=\\\\\\{\\}]\n" + "\n".join(code)
+                     + "\n\\end{sphinxVerbatim}\n" for code in blocks)
+    count = ("\\newcount\\measured\\makeatletter\\let\\realtest\\studyguide@decideforcewrap"
+             "\\def\\studyguide@decideforcewrap{\\global\\advance\\measured 1 \\realtest}"
+             "\\AtEndDocument{\\typeout{MEASURED \\the\\measured}}\\makeatother\n")
+    always = "\\makeatletter\\let\\spx@verb@DecideIfWillDoForceWrap\\studyguide@decideforcewrap\\makeatother\n"  # the counted test
+    head = tex[: tex.index(r"\begin{document}")]
+    made = {}
+    for name, extra in (("bounded", count), ("always", count + always)):
+        (latex / f"{name}.tex").write_text(head + extra + "\\begin{document}\n" + body + "\\begin{itemize}\\item\n" + body
+                                           + "\\end{itemize}\n\\end{document}\n", encoding="utf-8")
+        proc = subprocess.run(["xelatex", "-no-pdf", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=latex,
+                              check=True, capture_output=True, text=True)
+        made[name] = (int(re.search(r"MEASURED (\d+)", proc.stdout).group(1)), _xdv_pages(latex / f"{name}.xdv"))
+    printed = sum(len(code) for code in blocks) * 2
+    assert made["always"][0] == printed and 0 < made["bounded"][0] < printed - 80, (made["bounded"][0], printed)  # the short lines skip it
+    assert made["bounded"][1] == made["always"][1]
+
+
+def _xdv_pages(xdv: Path) -> bytes:
+    """An XDV file without its preamble, whose comment holds the time it was written."""
+    data = xdv.read_bytes()
+    return data[15 + data[14]:]
+
+
 # --- EPUB ------------------------------------------------------------------------------------------
 
 def test_epubcheck_reports_no_errors_and_no_warnings(built_minibook: Path) -> None:

@@ -31,6 +31,8 @@ WORD_PENALTY = 50  # \studyguidewordbreak: as TeX's \hyphenpenalty (a line stret
 CODE_WORD = re.compile(r"[A-Za-z0-9_.()\[\]=]*[._()\[=][A-Za-z0-9_.()\[\]=]*")  # a name in plain text: it holds . _ ( [ or =
 MIN_SIDE = 3  # printed lines a split block keeps on each side
 WRAP_EREADER = 47  # monospaced columns per printed code line on the 6-inch page (a CJK character takes two)
+MAX_BOUND = 1000  # columns: \studyguidecodecols when no bound is known (times a character's width, within TeX's dimensions)
+NO_BOUND = rf"\def\studyguidecodecols{{{MAX_BOUND}}}"  # after each block: a block without rules has no bound
 SHORT_BLOCK = 12  # lines: a block this short is never split across pages
 WRAP = 96  # monospaced columns per printed code line on the A4 page (longer lines wrap; test_real_book measures it)
 TITLE_ROOM = {"section": 9, "subsection": 6, "subsubsection": 5}  # lines kept with a question title (and its meta lines), a section title
@@ -67,9 +69,14 @@ class PageRefTranslator(LaTeXTranslator):
 
     def visit_literal_block(self, node: nodes.Element) -> None:
         """A code block first asks for room for all of it (up to 12 lines) or for its first 3 lines."""
-        if not self.in_footnote and not self.in_parsed_literal:
+        rules = not self.in_footnote and not self.in_parsed_literal
+        if rules:
             self.body.append(block_rules(node.astext(), WRAP_EREADER if self.config.studyguide_latex else WRAP))
-        super().visit_literal_block(node)
+        try:
+            super().visit_literal_block(node)  # writes the whole block, then skips the node
+        finally:
+            if rules:
+                self.body.append(NO_BOUND)
 
     def visit_math_block(self, node: nodes.math_block) -> None:
         """On the e-reader's page an unnumbered display formula is scaled down to the measure when it is wider (a
@@ -115,6 +122,12 @@ VERBATIM_BREAKS = r"""
 % a long name in inline code may break inside, at a cost (latexrefs.WORD_PENALTY); PDF bookmarks drop the mark
 \newcommand{\studyguidewordbreak}{\penalty""" + str(WORD_PENALTY) + r"""\relax}
 \pdfstringdefDisableCommands{\let\studyguidewordbreak\empty}
+% A line narrower than the measure is never force-wrapped (verbatimforcewraps), so Sphinx's test of each line,
+% which typesets it once more to measure it, is left out where the block's widest line (\studyguidecodecols, an
+% upper bound in columns from the translator) is narrower than the line: the lines come out as after the test.
+\newcommand{\studyguidecodecols}{""" + str(MAX_BOUND) + r"""}
+\makeatletter\let\studyguide@decideforcewrap\spx@verb@DecideIfWillDoForceWrap
+\def\spx@verb@DecideIfWillDoForceWrap{\ifdim\studyguidecodecols\fontcharwd\font`X<\linewidth\else\studyguide@decideforcewrap\fi}\makeatother
 % No page break inside a code or output block's first or last 3 printed lines. The translator sets, before each
 % block, \studyguideverbatimhead and \studyguideverbatimtail: the logical lines that hold them are 1..head and
 % tail..last. A break before a printed line of logical line k is forbidden when k <= head, or when k > tail (its
@@ -168,7 +181,7 @@ def block_rules(code: str, wrap: int) -> str:
     lines = sum(printed)
     room = lines + 2.5 if lines <= SHORT_BLOCK else 5.5  # the box's padding and rules, the output's label
     head, tail = _edge(printed), _edge(printed[::-1])
-    return (f"\n\\Needspace*{{{room}\\baselineskip}}"
+    return (f"\n\\Needspace*{{{room}\\baselineskip}}\\def\\studyguidecodecols{{{_bound(code)}}}"
             f"\\def\\studyguideverbatimhead{{{head}}}\\def\\studyguideverbatimtail{{{len(printed) - tail + 1}}}"
             f"\\def\\studyguideverbatimclub{{10000}}\\def\\studyguideverbatimwidow{{10000}}\\def\\studyguideverbatimprinted{{{lines}}}")
 
@@ -243,6 +256,13 @@ def ends_a_cell(node: nodes.Text) -> bool:
     text, para = node.astext(), node.parent
     return (len(text) >= 2 and all(unicodedata.east_asian_width(ch) == "W" and ch.isalpha() for ch in text[-2:])
             and isinstance(para, nodes.paragraph) and para.children[-1] is node and isinstance(para.parent, nodes.entry))
+
+
+def _bound(code: str) -> int:
+    """At least the widest line's printed width in columns: a CJK character takes two, and so may any other
+    character outside ASCII (it may come from another font)."""
+    widest = max((sum(1 if ch.isascii() else 2 for ch in line) for line in code.splitlines()), default=0)
+    return min(widest + 1, MAX_BOUND)
 
 
 def _width(line: str) -> int:
