@@ -1,8 +1,10 @@
-"""Code is lexed once per process: each formatter gets Pygments' own result, from the memo's tokens."""
+"""Code is lexed once: each formatter gets Pygments' own result, from the memo's tokens or the cache folder's."""
 
 from __future__ import annotations
 
 import inspect
+import zlib
+from pathlib import Path
 
 import pygments
 import pytest
@@ -23,7 +25,52 @@ def lexed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(pygments, "lex", counting)
     monkeypatch.setattr(memo, "_memo", {})
+    monkeypatch.setattr(memo, "_disk", [])  # memory only, whatever an earlier Sphinx run in this process set
     return calls
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder, as a Sphinx run beside a jupyter-cache sets it."""
+    config = type("Config", (), {"nb_execution_cache_path": str(tmp_path / ".jupyter_cache")})()
+    memo.use_cache(None, config)  # type: ignore[arg-type]
+    return tmp_path / memo.CACHE_DIR
+
+
+SOURCE = "x = torch.randn(2, 3)  # 形状\nprint(f'{x.sum():.2f}')\n"
+MAKERS = (HtmlFormatter, lambda: LatexFormatter(commandprefix="PYG"))
+
+
+def test_a_later_process_formats_the_tokens_of_the_cache_folder_without_lexing(lexed: list[str], folder: Path) -> None:
+    expected = [pygments_highlight(SOURCE, PythonLexer(), make()) for make in MAKERS]
+    lexed.clear()
+    assert [memo.highlight(SOURCE, PythonLexer(), make()) for make in MAKERS] == expected
+    assert lexed == [SOURCE] and len(list(folder.iterdir())) == 1
+    memo._memo.clear()  # a new build process: nothing in memory
+    assert [memo.highlight(SOURCE, PythonLexer(), make()) for make in MAKERS] == expected
+    assert lexed == [SOURCE]
+
+
+def test_a_damaged_cache_file_is_lexed_again_and_replaced(lexed: list[str], folder: Path) -> None:
+    want = pygments_highlight(SOURCE, PythonLexer(), HtmlFormatter())
+    lexed.clear()
+    memo.highlight(SOURCE, PythonLexer(), HtmlFormatter())
+    (kept,) = folder.iterdir()
+    for damage in (kept.read_bytes()[:20], zlib.compress(b'[["Token.nope", "x"]]'), b""):
+        kept.write_bytes(damage)
+        memo._memo.clear()
+        assert memo.highlight(SOURCE, PythonLexer(), HtmlFormatter()) == want
+    assert len(lexed) == 4 and [p.name for p in folder.iterdir()] == [kept.name]
+    memo._memo.clear()
+    assert memo.highlight(SOURCE, PythonLexer(), HtmlFormatter()) == want and len(lexed) == 4  # replaced by a good file
+
+
+def test_another_pygments_version_lexes_anew(lexed: list[str], folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memo.highlight(SOURCE, PythonLexer(), HtmlFormatter())
+    memo._memo.clear()
+    monkeypatch.setattr(pygments, "__version__", "0.0")  # tokens may differ between versions
+    memo.highlight(SOURCE, PythonLexer(), HtmlFormatter())
+    assert len(lexed) == 2 and len(list(folder.iterdir())) == 2
 
 
 def test_a_second_highlight_is_pygments_result_without_lexing_again(lexed: list[str]) -> None:
@@ -63,3 +110,13 @@ def test_a_lexing_error_is_raised_as_pygments_raises_it_and_not_kept(lexed: list
         with pytest.raises(ErrorToken):
             memo.highlight("x = $\n", strict, HtmlFormatter())
     assert memo._memo == {} and len(lexed) == 2
+
+
+def test_a_lexing_error_leaves_no_cache_file(lexed: list[str], folder: Path) -> None:
+    from pygments.filters import ErrorToken
+
+    strict = PythonLexer()
+    strict.add_filter("raiseonerror")
+    with pytest.raises(ErrorToken):
+        memo.highlight("x = $\n", strict, HtmlFormatter())
+    assert not folder.exists() or not list(folder.iterdir())
