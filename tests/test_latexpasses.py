@@ -11,7 +11,7 @@ from pathlib import Path
 import fitz
 import pytest
 from outputs import outline_titles, page_texts
-from studyguide import latex
+from studyguide import editions, latex
 from studyguide.config import load_config
 from studyguide.errors import BuildError
 from studyguide.sphinxext import latexpasses
@@ -56,6 +56,20 @@ def test_the_cut_build_has_the_page_numbers_of_a_full_build(built_minibook: Path
     assert [p.get_label() for p in fitz.open(cut)] == [p.get_label() for p in fitz.open(full)]
     assert {"i", "1"} <= {p.get_label() for p in fitz.open(cut)}
     assert outline_titles(cut) == outline_titles(full)
+
+
+@pytest.mark.build
+def test_an_edition_without_index_entries_takes_two_passes_and_prints_no_index(built_minibook: Path, tmp_path: Path) -> None:
+    """Issue #27: the first pass's stand-in index (a heading and a contents line) made the quick review, which has
+    no index entries and so an empty .ind, change its contents in the second pass and run a third."""
+    folder = built_minibook / "_build" / "latex"
+    stem = load_config(built_minibook).basename + editions.QUICK.suffix
+    assert passes(folder, stem) == 2 and (folder / f"{stem}.idx").read_text(encoding="utf-8") == ""
+    full = full_build(folder, tmp_path / "full", stem)
+    cut = folder / f"{stem}.pdf"
+    assert page_texts(cut) == page_texts(full) and outline_titles(cut) == outline_titles(full)
+    assert (folder / f"{stem}.toc").read_text(encoding="utf-8") == (full.parent / f"{stem}.toc").read_text(encoding="utf-8")
+    assert "索引" not in (folder / f"{stem}.toc").read_text(encoding="utf-8")
 
 
 def test_a_page_reference_left_undefined_after_the_last_pass_fails_the_build(tmp_path: Path) -> None:

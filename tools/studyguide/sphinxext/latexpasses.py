@@ -13,7 +13,8 @@ book's text did not change, and each made latexmk run a third, full pass (about 
   (``latex.finish``), so these stand-ins never reach a reader;
 - the index was missing from the first pass (makeindex runs after it), and so was its line in the contents,
   which the second pass added; here a first pass without the ``.ind`` prints an empty index, whose heading and
-  contents line are those of the real one;
+  contents line are those of the real one; but not in a book without index entries (the quick review), whose
+  empty ``.ind`` prints nothing (the stand-in had cost it a third pass);
 - hyperref's PDF page labels (i, ii, ... then 1, 2, ...) were written to the .aux at the absolute page where
   the numbering restarts, which moves when the table of contents fills in; here they are collected while
   the pages are shipped and put into the PDF by the same pass (a later ``pdf:docview`` replaces an earlier
@@ -39,8 +40,10 @@ PREAMBLE = r"""
   \else\studyguide@setref#1#2{#3}\fi
   \else\studyguide@setref#1#2{#3}\fi}
 \def\hyperrefundefinedlink#1{\hyper@@link{}{page.\thepage}{#1}}% an unknown \hyperref target: a link all the same
+\newif\ifstudyguide@indexed  % an index entry was written in this pass (a book without any prints no index)
 \AtBeginDocument{\let\studyguide@printindex\printindex
-  \def\printindex{\IfFileExists{\jobname.ind}{\studyguide@printindex}{\begin{sphinxtheindex}\end{sphinxtheindex}}}}
+  \let\studyguide@wrindex\@wrindex\def\@wrindex{\global\studyguide@indexedtrue\studyguide@wrindex}%
+  \def\printindex{\IfFileExists{\jobname.ind}{\studyguide@printindex}{\ifstudyguide@indexed\begin{sphinxtheindex}\end{sphinxtheindex}\fi}}}
 \gdef\studyguide@pagelabels{}
 \newif\ifstudyguide@newlabel
 \def\HyPL@StorePageLabel#1{% page labels of this pass, not of the .aux of the last one
