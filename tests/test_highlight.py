@@ -120,3 +120,65 @@ def test_a_lexing_error_leaves_no_cache_file(lexed: list[str], folder: Path) -> 
     with pytest.raises(ErrorToken):
         memo.highlight("x = $\n", strict, HtmlFormatter())
     assert not folder.exists() or not list(folder.iterdir())
+
+
+def test_an_upgraded_lexer_gets_keys_of_its_own(lexed: list[str], folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ipython3 and the ANSI output lexer are not Pygments': the file defining a lexer is part of the key."""
+    import importlib
+
+    module = tmp_path / "mylexer.py"
+    module.write_text("from pygments.lexers import PythonLexer\nclass L(PythonLexer):\n    pass\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mine = importlib.import_module("mylexer")
+    memo.highlight(SOURCE, mine.L(), HtmlFormatter())
+    memo._memo.clear()
+    memo.highlight(SOURCE, mine.L(), HtmlFormatter())
+    assert len(lexed) == 1
+    module.write_text(module.read_text(encoding="utf-8") + "# version 2\n", encoding="utf-8")  # upgraded
+    memo._memo.clear()
+    memo._source.cache_clear()  # a new build process
+    memo.highlight(SOURCE, mine.L(), HtmlFormatter())
+    assert len(lexed) == 2 and len(list(folder.iterdir())) == 2
+
+
+def test_files_unused_for_a_month_and_old_parts_are_removed_and_a_read_keeps_a_file(lexed: list[str], folder: Path) -> None:
+    import os
+    import time
+
+    memo.highlight(SOURCE, PythonLexer(), HtmlFormatter())
+    (used,) = folder.iterdir()
+    now = time.time()
+    month = memo.UNUSED_DAYS * 86400
+    stale, part, fresh_part = folder / ("0" * 64 + ".json.z"), folder / ("1" * 64 + ".json.z.7.part"), folder / ("2" * 64 + ".json.z.8.part")
+    for path, age in ((used, month - 86400 * 2), (stale, month + 60), (part, 7200), (fresh_part, 60)):
+        path.write_bytes(used.read_bytes()) if path != used else None
+        os.utime(path, (now - age, now - age))
+    memo._memo.clear()
+    memo.highlight(SOURCE, PythonLexer(), HtmlFormatter())  # read from the file two days before its month ends
+    assert len(lexed) == 1 and now - used.stat().st_mtime < 60  # so it is kept a month more
+    memo.prune(folder, now)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([used.name, fresh_part.name])
+    memo.prune(folder, now + 3 * 86400)  # past the month the file had before it was read
+    assert [p.name for p in folder.iterdir()] == [used.name]
+
+
+def test_a_cache_that_cannot_be_written_costs_nothing_but_the_file(lexed: list[str], tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the folder would be", encoding="utf-8")
+    memo._disk[:] = [blocked / memo.CACHE_DIR]
+    assert memo.highlight(SOURCE, PythonLexer(), HtmlFormatter()) == pygments_highlight(SOURCE, PythonLexer(), HtmlFormatter())
+    assert blocked.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["blocked"]
+
+
+@pytest.mark.parametrize("lexer_name", ["ipython3", "myst-ansi", "ipythontb"])
+def test_the_book_lexers_tokens_come_back_from_the_file_the_same(lexed: list[str], folder: Path, lexer_name: str) -> None:
+    from pygments.lexers import get_lexer_by_name
+
+    source = {"ipython3": "%timeit x @ y\nx = torch.ones(2)  # 注释\n",
+              "myst-ansi": "\x1b[1;31mError\x1b[0m: \x1b[32mok\x1b[0m 形状\n",
+              "ipythontb": "Traceback (most recent call last):\n  File \"<x>\", line 1, in <module>\nValueError: 坏\n"}[lexer_name]
+    want = [pygments_highlight(source, get_lexer_by_name(lexer_name), m()) for m in MAKERS]
+    memo.highlight(source, get_lexer_by_name(lexer_name), HtmlFormatter())
+    memo._memo.clear()
+    assert [memo.highlight(source, get_lexer_by_name(lexer_name), m()) for m in MAKERS] == want
+    assert len(lexed) == 3  # the two references, then the cache file's tokens

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -130,30 +131,33 @@ def test_a_split_code_block_keeps_three_printed_lines_on_each_side_when_its_edge
     assert report.bad_splits == [], report.bad_splits
 
 
-def test_code_lines_set_without_the_forced_wrap_test_come_out_as_with_it(built_minibook: Path) -> None:
+def test_code_lines_set_without_the_forced_wrap_test_come_out_as_with_it(built_minibook: Path, tmp_path: Path) -> None:
     """Issue #27: the forced-wrap test (verbatimforcewraps) typeset every code line once more to measure it (a
     third of the A4 book's xelatex time); it is now left out for a block whose widest line (a bound from the
-    translator) is narrower than the line. The same blocks, at the edge of the measure (ASCII, CJK, other
-    characters, a long name that must be force-wrapped), in the text and in a list, come out the same with the
-    test always run; and the test was left out for some lines but still run for others."""
+    translator) is narrower than the measure. The same blocks, at the edge of the measure (ASCII, CJK, other
+    characters, a tab, a long name that must be force-wrapped), in the text and in a list, come out the same with
+    the test always run, and otherwise when it is never run; the test was left out for some lines, run for others."""
     import subprocess
 
-    from studyguide.sphinxext.latexrefs import WRAP, block_rules
+    from studyguide.sphinxext.latexrefs import WRAP, block_rules, bound_rule
 
-    latex = built_minibook / "_build/latex"
+    latex = tmp_path / "latex"
+    shutil.copytree(built_minibook / "_build/latex", latex)
     tex = (latex / "minibook.tex").read_text(encoding="utf-8")
     lines = [*("a = " + "b" * (WRAP - 4 + d) for d in range(-3, 3)), *("a = " + "x" * (WRAP - 12 + d) + "  # 张量" for d in range(-3, 3)),
-             "# " + "维度" * (WRAP // 4), "y = '" + "a" * (WRAP + 30) + "'", "z = 1  # 2 × 3 → 6, é ≈ e", "w = f(x, y) " * 9]
+             "# " + "维度" * (WRAP // 4), "y = '" + "a" * (WRAP + 30) + "'", "z = 1  # 2 × 3 → 6, é ≈ e", "w = f(x, y) " * 9,
+             "t =\t" + "c" * (WRAP - 10)]
     blocks = [lines[k:k + 3] for k in range(len(lines))] + [[line] for line in lines] + [["x = 1", "print(x)  # 打印 x"]] * 20
-    body = "\n".join(block_rules("\n".join(code), WRAP) + "\n\\begin{sphinxVerbatim}[commandchars=\\\\\\{\\}]\n" + "\n".join(code)
-                     + "\n\\end{sphinxVerbatim}\n" for code in blocks)
+    body = "\n".join(block_rules("\n".join(code), WRAP) + bound_rule("\n".join(code)) + "\n\\begin{sphinxVerbatim}[commandchars=\\\\\\{\\}]\n"
+                     + "\n".join(code) + "\n\\end{sphinxVerbatim}\n" for code in blocks)
     count = ("\\newcount\\measured\\makeatletter\\let\\realtest\\studyguide@decideforcewrap"
              "\\def\\studyguide@decideforcewrap{\\global\\advance\\measured 1 \\realtest}"
              "\\AtEndDocument{\\typeout{MEASURED \\the\\measured}}\\makeatother\n")
     always = "\\makeatletter\\let\\spx@verb@DecideIfWillDoForceWrap\\studyguide@decideforcewrap\\makeatother\n"  # the counted test
+    never = "\\makeatletter\\def\\spx@verb@DecideIfWillDoForceWrap{}\\makeatother\n"  # a control: no line is force-wrapped
     head = tex[: tex.index(r"\begin{document}")]
     made = {}
-    for name, extra in (("bounded", count), ("always", count + always)):
+    for name, extra in (("bounded", count), ("always", count + always), ("never", count + never)):
         (latex / f"{name}.tex").write_text(head + extra + "\\begin{document}\n" + body + "\\begin{itemize}\\item\n" + body
                                            + "\\end{itemize}\n\\end{document}\n", encoding="utf-8")
         proc = subprocess.run(["xelatex", "-no-pdf", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=latex,
@@ -161,7 +165,22 @@ def test_code_lines_set_without_the_forced_wrap_test_come_out_as_with_it(built_m
         made[name] = (int(re.search(r"MEASURED (\d+)", proc.stdout).group(1)), _xdv_pages(latex / f"{name}.xdv"))
     printed = sum(len(code) for code in blocks) * 2
     assert made["always"][0] == printed and 0 < made["bounded"][0] < printed - 80, (made["bounded"][0], printed)  # the short lines skip it
-    assert made["bounded"][1] == made["always"][1]
+    assert made["bounded"][1] == made["always"][1] != made["never"][1]
+
+
+def test_each_code_block_of_the_book_has_its_bound_and_the_next_block_none(built_minibook: Path) -> None:
+    """The bound is set just before a block's verbatim and reset just after it: a block the translator gives none
+    (a footnote's, a parsed literal) is never measured by another's. The bound is at least the widest line."""
+    from studyguide.sphinxext.latexrefs import MAX_BOUND
+
+    tex = (built_minibook / "_build/latex/minibook.tex").read_text(encoding="utf-8")
+    found = list(re.finditer(r"\\def\\studyguidecodecols\{(\d+)\}", tex))
+    bounded = [(m, n) for m, n in zip(found, found[1:], strict=False) if int(m.group(1)) != MAX_BOUND]
+    assert len(bounded) >= 10 and len(found) == 2 * len(bounded)  # each bound, then its reset
+    for m, after in bounded:
+        between = tex[m.end():after.start()]
+        assert int(after.group(1)) == MAX_BOUND and between.count("\\begin{sphinxVerbatim}") == 1, between[:300]
+        assert between.rstrip().endswith("\\end{sphinxVerbatim}"), between[-300:]
 
 
 def _xdv_pages(xdv: Path) -> bytes:

@@ -164,7 +164,8 @@ def _count(folder: Path) -> int:
 
 
 def _clean(build: Path) -> None:
-    """Remove every output of a build, Sphinx's doctrees and the parsed pages; the caches (.jupyter_cache, .math_cache) stay warm."""
+    """Remove every output of a build, Sphinx's doctrees and the parsed pages; the caches stay warm (.jupyter_cache, .math_cache
+    and .highlight_cache, whose tokens the clean HTML build, the first to highlight, writes)."""
     for stale in ("doctrees", "html", "html-build", "epub", "latex", "cheatsheets"):
         shutil.rmtree(build / stale, ignore_errors=True)
     (build / parsememo.FILE).unlink(missing_ok=True)  # a clean build parses every page

@@ -8,14 +8,20 @@ each output as before. A lexing error is raised as before and nothing is kept (S
 
 The EPUB and LaTeX builders write every page on every run, so each later build process lexed every cell again
 (6 s of the book's 26 s EPUB build): the tokens are also kept on disk, one compressed file per cell, beside the
-formula cache (``_build/.highlight_cache``). A file that cannot be read is lexed again and replaced.
+formula cache (``_build/.highlight_cache``). A file that cannot be read is lexed again and replaced; one unused for
+UNUSED_DAYS is removed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import inspect
 import json
 import os
+import sys
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -27,15 +33,28 @@ from sphinx.application import Sphinx
 
 LIMIT = 100_000  # results kept in memory; the memo starts afresh past it
 CACHE_DIR = ".highlight_cache"  # beside the jupyter-cache, in the build folder
+UNUSED_DAYS = 30  # a cache file no build read or wrote for this long is removed (a cell since edited or deleted)
 _memo: dict[tuple[Any, ...], list[tuple[Any, str]]] = {}
 _disk: list[Path] = []  # the cache folder of the Sphinx run going on (none: memory only)
 
 
 def _spec(lexer: Any) -> tuple[Any, ...]:
-    """What a lexer was made with: its class, options and filters."""
+    """What a lexer was made with: its class (and the file that defines it), options and filters."""
     options = tuple(sorted((k, repr(v)) for k, v in lexer.options.items()))
-    filters = tuple(type(f).__qualname__ + repr(vars(f)) for f in lexer.filters)
-    return (type(lexer).__module__, type(lexer).__qualname__, options, filters)
+    filters = tuple(type(f).__qualname__ + repr(vars(f)) + _source(type(f)) for f in lexer.filters)
+    return (type(lexer).__module__, type(lexer).__qualname__, _source(type(lexer)), options, filters)
+
+
+@functools.cache
+def _source(kind: type) -> str:
+    """The file defining ``kind``, with its size and time: an upgraded lexer (ipython3 and the ANSI output lexer
+    are not Pygments') gets keys of its own."""
+    try:
+        path = Path(inspect.getfile(kind))
+        stat = path.stat()
+    except (TypeError, OSError):
+        return ""
+    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
 def _file(key: tuple[Any, ...]) -> Path | None:
@@ -46,9 +65,13 @@ def _file(key: tuple[Any, ...]) -> Path | None:
 def _read(path: Path | None) -> list[tuple[Any, str]] | None:
     """The tokens a cache file holds; None when there is none or it cannot be read."""
     try:
-        return [(string_to_tokentype(kind), value) for kind, value in json.loads(zlib.decompress(path.read_bytes()))] if path else None
+        tokens = [(string_to_tokentype(kind), value) for kind, value in json.loads(zlib.decompress(path.read_bytes()))] if path else None
     except (OSError, ValueError, TypeError, AttributeError, zlib.error):
         return None
+    with contextlib.suppress(OSError):  # a read-only folder, or a file another build just removed
+        if path and time.time() - path.stat().st_mtime > 86400:
+            os.utime(path)  # read today: kept UNUSED_DAYS more
+    return tokens
 
 
 def _write(path: Path | None, tokens: list[tuple[Any, str]]) -> None:
@@ -61,13 +84,16 @@ def _write(path: Path | None, tokens: list[tuple[Any, str]]) -> None:
         part.write_bytes(zlib.compress(json.dumps([[str(kind), value] for kind, value in tokens]).encode("ascii"), 1))
         os.replace(part, path)
     except OSError:
-        part.unlink(missing_ok=True)  # a full or read-only disk: the build goes on without the file
+        pass  # a full or read-only disk: the build goes on without the file
+    finally:
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)  # also after Ctrl-C
 
 
 def lex(source: str, lexer: Any) -> list[tuple[Any, str]]:
     """``list(pygments.lex(source, lexer))``, from memory or from the cache folder when the same source was lexed by
     the same lexer."""
-    key = (pygments.__version__, source, _spec(lexer))
+    key = (sys.version_info[:2], pygments.__version__, source, _spec(lexer))
     tokens = _memo.get(key)
     if tokens is None:
         path = _file(key)
@@ -87,9 +113,23 @@ def highlight(source: str, lexer: Any, formatter: Any, outfile: Any = None) -> A
 
 
 def use_cache(app: Sphinx, config: Any) -> None:
-    """Keep tokens in the build folder's cache (beside the jupyter-cache) for this run; in memory only without one."""
+    """Keep tokens in the build folder's cache (beside the jupyter-cache) for this run; in memory only without one.
+    Files unused for UNUSED_DAYS, and parts a killed build left, are removed."""
     folder = config.nb_execution_cache_path
     _disk[:] = [Path(folder).parent / CACHE_DIR] if folder else []
+    if _disk:
+        prune(_disk[0], time.time())
+
+
+def prune(folder: Path, now: float) -> None:
+    """Remove the cache files of ``folder`` unused for UNUSED_DAYS at ``now``, and parts older than an hour."""
+    for path in folder.glob("*.json.z*") if folder.is_dir() else ():
+        try:
+            age = now - path.stat().st_mtime
+            if age > (3600 if path.suffix == ".part" else UNUSED_DAYS * 86400):
+                path.unlink()
+        except OSError:
+            pass  # removed meanwhile by another build
 
 
 def setup(app: Sphinx) -> None:
