@@ -136,7 +136,7 @@ def test_an_upgraded_lexer_gets_keys_of_its_own(lexed: list[str], folder: Path, 
     assert len(lexed) == 1
     module.write_text(module.read_text(encoding="utf-8") + "# version 2\n", encoding="utf-8")  # upgraded
     memo._memo.clear()
-    memo._source.cache_clear()  # a new build process
+    memo._SOURCES.clear()  # a new build process
     memo.highlight(SOURCE, mine.L(), HtmlFormatter())
     assert len(lexed) == 2 and len(list(folder.iterdir())) == 2
 

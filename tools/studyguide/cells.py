@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -78,8 +79,10 @@ def _first_code_line(lines: list[str], fence: int, source: str) -> int:
     return fence
 
 
+@functools.lru_cache(maxsize=8192)
 def python(source: str) -> str:
-    """The cell as plain Python: IPython magics (``%%writefile``, ``!cmd``) become function calls."""
+    """The cell as plain Python: IPython magics (``%%writefile``, ``!cmd``) become function calls (memoised: the
+    page checks, the timing survey and the exercises each ask for every cell, and IPython's tokenizer is slow)."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     return TransformerManager().transform_cell(source)

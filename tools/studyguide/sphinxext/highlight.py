@@ -45,16 +45,20 @@ def _spec(lexer: Any) -> tuple[Any, ...]:
     return (type(lexer).__module__, type(lexer).__qualname__, _source(type(lexer)), options, filters)
 
 
-@functools.cache
-def _source(kind: type) -> str:
+_SOURCES: dict[Any, str] = {}  # lexer and filter classes -> _source
+
+
+def _source(kind: Any) -> str:
     """The file defining ``kind``, with its size and time: an upgraded lexer (ipython3 and the ANSI output lexer
     are not Pygments') gets keys of its own."""
-    try:
-        path = Path(inspect.getfile(kind))
-        stat = path.stat()
-    except (TypeError, OSError):
-        return ""
-    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+    if kind not in _SOURCES:
+        try:
+            path = Path(inspect.getfile(kind))
+            stat = path.stat()
+            _SOURCES[kind] = f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+        except (TypeError, OSError):
+            _SOURCES[kind] = ""
+    return _SOURCES[kind]
 
 
 def _file(key: tuple[Any, ...]) -> Path | None:
@@ -65,13 +69,19 @@ def _file(key: tuple[Any, ...]) -> Path | None:
 def _read(path: Path | None) -> list[tuple[Any, str]] | None:
     """The tokens a cache file holds; None when there is none or it cannot be read."""
     try:
-        tokens = [(string_to_tokentype(kind), value) for kind, value in json.loads(zlib.decompress(path.read_bytes()))] if path else None
+        tokens = [(_kind(kind), value) for kind, value in json.loads(zlib.decompress(path.read_bytes()))] if path else None
     except (OSError, ValueError, TypeError, AttributeError, zlib.error):
         return None
     with contextlib.suppress(OSError):  # a read-only folder, or a file another build just removed
         if path and time.time() - path.stat().st_mtime > 86400:
             os.utime(path)  # read today: kept UNUSED_DAYS more
     return tokens
+
+
+@functools.cache
+def _kind(name: str) -> Any:
+    """The token type named ``name`` (``Token.Name.Builtin``); raises AttributeError for a name that is none."""
+    return string_to_tokentype(name)
 
 
 def _write(path: Path | None, tokens: list[tuple[Any, str]]) -> None:
