@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 import zlib
 from pathlib import Path
 
@@ -129,6 +130,7 @@ def test_an_upgraded_lexer_gets_keys_of_its_own(lexed: list[str], folder: Path, 
     module = tmp_path / "mylexer.py"
     module.write_text("from pygments.lexers import PythonLexer\nclass L(PythonLexer):\n    pass\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "mylexer", raising=False)  # after the test as well: monkeypatch restores the absence
     mine = importlib.import_module("mylexer")
     memo.highlight(SOURCE, mine.L(), HtmlFormatter())
     memo._memo.clear()
@@ -181,4 +183,14 @@ def test_the_book_lexers_tokens_come_back_from_the_file_the_same(lexed: list[str
     memo.highlight(source, get_lexer_by_name(lexer_name), HtmlFormatter())
     memo._memo.clear()
     assert [memo.highlight(source, get_lexer_by_name(lexer_name), m()) for m in MAKERS] == want
-    assert len(lexed) == 3  # the two references, then the cache file's tokens
+    assert len(lexed) == 3  # the two references and the first highlight (which wrote the file); the rest read it
+
+
+def test_an_interrupted_write_leaves_no_part(lexed: list[str], folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(src: object, dst: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(memo.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        memo.highlight(SOURCE, PythonLexer(), HtmlFormatter())
+    assert list(folder.iterdir()) == []

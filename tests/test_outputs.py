@@ -170,7 +170,8 @@ def test_code_lines_set_without_the_forced_wrap_test_come_out_as_with_it(built_m
 
 def test_each_code_block_of_the_book_has_its_bound_and_the_next_block_none(built_minibook: Path) -> None:
     """The bound is set just before a block's verbatim and reset just after it: a block the translator gives none
-    (a footnote's, a parsed literal) is never measured by another's. The bound is at least the widest line."""
+    (a footnote's, a parsed literal) is never measured by another's. (The mini-book has neither: what the translator
+    writes for them is read in latexrefs.PageRefTranslator.visit_literal_block.)"""
     from studyguide.sphinxext.latexrefs import MAX_BOUND
 
     tex = (built_minibook / "_build/latex/minibook.tex").read_text(encoding="utf-8")
@@ -180,7 +181,7 @@ def test_each_code_block_of_the_book_has_its_bound_and_the_next_block_none(built
     for m, after in bounded:
         between = tex[m.end():after.start()]
         assert int(after.group(1)) == MAX_BOUND and between.count("\\begin{sphinxVerbatim}") == 1, between[:300]
-        assert between.rstrip().endswith("\\end{sphinxVerbatim}"), between[-300:]
+        assert re.search(r"\\end\{sphinxVerbatim(intable)?\}\s*(\\sphinxresetverbatimhllines\s*)?$", between), between[-300:]
 
 
 def _xdv_pages(xdv: Path) -> bytes:
@@ -389,3 +390,36 @@ def test_every_cross_reference_in_the_pdfs_gives_the_page_it_points_to(built_min
     for title in ("转置之后为什么不连续？", "grad demo：图能反传两次吗？".replace(" ", "")):
         pages = set(re.findall(re.escape(title) + r"（第(\d+)页）", text))
         assert pages == {_book_page_of(book, title)}, (title, pages)
+
+
+@pytest.mark.parametrize(("kind", "bounded"), [("verbatim", True), ("parsed", False), ("footnote", False)])
+def test_the_translator_bounds_only_a_verbatim_and_resets_after_it(monkeypatch: pytest.MonkeyPatch, kind: str, bounded: bool) -> None:
+    """A parsed literal (Sphinx writes alltt and visits its children) and a footnote's block get no bound, so no
+    block is ever measured by another's; a verbatim gets its bound, then the reset, after all Sphinx wrote."""
+    from docutils import nodes
+    from sphinx.writers.latex import LaTeXTranslator
+    from studyguide.sphinxext.latexrefs import NO_BOUND, PageRefTranslator, bound_rule
+
+    def sphinx_visit(self: LaTeXTranslator, node: nodes.Element) -> None:
+        if node.rawsource != node.astext():
+            self.body.append("\\begin{sphinxalltt}")
+            return
+        self.body.append("\\begin{sphinxVerbatim}...\\end{sphinxVerbatim}")
+        raise nodes.SkipNode
+
+    monkeypatch.setattr(LaTeXTranslator, "visit_literal_block", sphinx_visit)
+    code = "x = 1\t# 张量"
+    node = nodes.literal_block("**x** = 1" if kind == "parsed" else code, code)
+    translator = PageRefTranslator.__new__(PageRefTranslator)
+    translator.body, translator.in_footnote, translator.in_parsed_literal = [], kind == "footnote", 0
+    translator.config = type("Config", (), {"studyguide_latex": ""})()
+    try:
+        translator.visit_literal_block(node)
+    except nodes.SkipNode:
+        assert kind != "parsed"
+    text = "".join(translator.body)
+    if bounded:
+        assert text.index(bound_rule(code)) < text.index("\\begin{sphinxVerbatim}") < text.index("\\end{sphinxVerbatim}") < text.rindex(NO_BOUND)
+        assert bound_rule(code) == "\\def\\studyguidecodecols{20}"  # 5 + 8 for the tab + 2 + 2 per CJK character + 1 for rounding
+    else:
+        assert "studyguidecodecols" not in text

@@ -28,12 +28,12 @@ from typing import Any
 
 import pygments
 import sphinx.highlighting
-from pygments.token import string_to_tokentype
+from pygments.token import _TokenType, string_to_tokentype
 from sphinx.application import Sphinx
 
 LIMIT = 100_000  # results kept in memory; the memo starts afresh past it
 CACHE_DIR = ".highlight_cache"  # beside the jupyter-cache, in the build folder
-UNUSED_DAYS = 30  # a cache file no build read or wrote for this long is removed (a cell since edited or deleted)
+UNUSED_DAYS = 30  # a cache file no build wrote, or read, for about this long is removed (a cell since edited or deleted)
 _memo: dict[tuple[Any, ...], list[tuple[Any, str]]] = {}
 _disk: list[Path] = []  # the cache folder of the Sphinx run going on (none: memory only)
 
@@ -41,8 +41,13 @@ _disk: list[Path] = []  # the cache folder of the Sphinx run going on (none: mem
 def _spec(lexer: Any) -> tuple[Any, ...]:
     """What a lexer was made with: its class (and the file that defines it), options and filters."""
     options = tuple(sorted((k, repr(v)) for k, v in lexer.options.items()))
-    filters = tuple(type(f).__qualname__ + repr(vars(f)) + _source(type(f)) for f in lexer.filters)
-    return (type(lexer).__module__, type(lexer).__qualname__, _source(type(lexer)), options, filters)
+    filters = tuple(type(f).__qualname__ + repr(vars(f)) + _sources(type(f)) for f in lexer.filters)
+    return (type(lexer).__module__, type(lexer).__qualname__, _sources(type(lexer)), options, filters)
+
+
+def _sources(kind: Any) -> str:
+    """The files defining ``kind`` and the classes it derives from."""
+    return "|".join(_source(base) for base in kind.__mro__)
 
 
 _SOURCES: dict[Any, str] = {}  # lexer and filter classes -> _source
@@ -80,8 +85,11 @@ def _read(path: Path | None) -> list[tuple[Any, str]] | None:
 
 @functools.cache
 def _kind(name: str) -> Any:
-    """The token type named ``name`` (``Token.Name.Builtin``); raises AttributeError for a name that is none."""
-    return string_to_tokentype(name)
+    """The token type named ``name`` (``Token.Name.Builtin``); ValueError for a name that is none."""
+    kind = string_to_tokentype(name)
+    if not isinstance(kind, _TokenType):
+        raise ValueError(f"not a token type: {name}")
+    return kind
 
 
 def _write(path: Path | None, tokens: list[tuple[Any, str]]) -> None:
