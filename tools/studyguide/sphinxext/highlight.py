@@ -73,12 +73,14 @@ def _file(key: tuple[Any, ...]) -> Path | None:
 
 def _read(path: Path | None) -> list[tuple[Any, str]] | None:
     """The tokens a cache file holds; None when there is none or it cannot be read."""
+    if path is None:
+        return None
     try:
-        tokens = [(_kind(kind), value) for kind, value in json.loads(zlib.decompress(path.read_bytes()))] if path else None
+        tokens = [(_kind(kind), value) for kind, value in json.loads(zlib.decompress(path.read_bytes()))]
     except (OSError, ValueError, TypeError, AttributeError, zlib.error):
         return None
     with contextlib.suppress(OSError):  # a read-only folder, or a file another build just removed
-        if path and time.time() - path.stat().st_mtime > 86400:
+        if time.time() - path.stat().st_mtime > 86400:
             os.utime(path)  # read today: kept UNUSED_DAYS more
     return tokens
 

@@ -34,7 +34,8 @@ CODE_WORD = re.compile(r"[A-Za-z0-9_.()\[\]=]*[._()\[=][A-Za-z0-9_.()\[\]=]*")  
 MIN_SIDE = 3  # printed lines a split block keeps on each side
 WRAP_EREADER = 47  # monospaced columns per printed code line on the 6-inch page (a CJK character takes two)
 MAX_BOUND = 1000  # columns: \studyguidecodecols when no bound is known (times a character's width, within TeX's dimensions)
-NO_BOUND = rf"\def\studyguidecodecols{{{MAX_BOUND}}}"  # after each block: a block without rules has no bound
+BOUND = r"\def\studyguidecodecols{%d}"  # the widest line of the next block, in columns (bound_rule)
+NO_BOUND = BOUND % MAX_BOUND  # after each block: a block without rules has no bound
 SHORT_BLOCK = 12  # lines: a block this short is never split across pages
 WRAP = 96  # monospaced columns per printed code line on the A4 page (longer lines wrap; test_real_book measures it)
 TITLE_ROOM = {"section": 9, "subsection": 6, "subsubsection": 5}  # lines kept with a question title (and its meta lines), a section title
@@ -266,7 +267,7 @@ def ends_a_cell(node: nodes.Text) -> bool:
 def bound_rule(code: str) -> str:
     """The LaTeX set before a code block's verbatim: an upper bound of its widest line, in monospaced columns
     (read by the forced-wrap shortcut of VERBATIM_BREAKS)."""
-    return rf"\def\studyguidecodecols{{{_bound(code)}}}"
+    return BOUND % _bound(code)
 
 
 def _bound(code: str) -> int:
